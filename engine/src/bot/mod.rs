@@ -1,0 +1,95 @@
+//! Bots: players that see what a seat may see (a [`View`]) and the legal choices, never the
+//! referee's state, so a bot plays the same in-process and over the network.
+
+mod random;
+
+pub use random::RandomBot;
+
+use crate::action::Action;
+use crate::event::Event;
+use crate::game::Game;
+use crate::legal::LegalChoices;
+use crate::view::{View, Viewer};
+
+/// A player program.
+pub trait Bot: Send {
+    /// The bot's name, as chosen on the command line.
+    fn name(&self) -> &str;
+
+    /// Chooses an action for the seat to act. `view` is that seat's view and `legal` its legal
+    /// choices; the action returned must be legal.
+    fn choose(&mut self, view: &View, legal: &LegalChoices<'_>) -> Action;
+}
+
+/// The names of the built-in bots.
+pub const BOT_NAMES: &[&str] = &["random"];
+
+/// A built-in bot by name, seeded for reproducible play.
+pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn Bot>> {
+    match name {
+        "random" => Some(Box::new(RandomBot::new(seed))),
+        _ => None,
+    }
+}
+
+/// Why [`play`] stopped before the match ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayError {
+    /// A bot chose an illegal action.
+    Illegal {
+        /// The bot's name.
+        bot: String,
+        /// The action.
+        action: Action,
+        /// Why it is illegal.
+        error: crate::RuleError,
+    },
+    /// The number of deals given was played without a winner.
+    DealLimit,
+}
+
+impl std::fmt::Display for PlayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlayError::Illegal { bot, action, error } => {
+                write!(f, "bot {bot} chose an illegal action ({action}): {error}")
+            }
+            PlayError::DealLimit => f.write_str("the deal limit was reached before the match ended"),
+        }
+    }
+}
+
+impl std::error::Error for PlayError {}
+
+/// Plays `game` with one bot per seat until the match ends or `max_deals` deals are finished.
+/// Calls `on_event` with every event (as the referee sees it). Returns the number of actions.
+pub fn play(
+    game: &mut Game,
+    bots: &mut [Box<dyn Bot>],
+    max_deals: u32,
+    mut on_event: impl FnMut(&Event),
+) -> Result<u64, PlayError> {
+    let mut events = Vec::new();
+    let mut view = game.view(Viewer::Spectator);
+    let mut actions = 0;
+    while let Some(seat) = game.to_act() {
+        if game.history().len() as u32 >= max_deals {
+            return Err(PlayError::DealLimit);
+        }
+        game.view_into(Viewer::Seat(seat), &mut view);
+        let bot = &mut bots[seat.index()];
+        let legal = view.legal().expect("a seat sees its own legal choices");
+        let action = bot.choose(&view, &legal);
+        events.clear();
+        if let Err(error) = game.apply_into(seat, &action, &mut events) {
+            return Err(PlayError::Illegal {
+                bot: bot.name().to_string(),
+                action,
+                error,
+            });
+        }
+        actions += 1;
+        events.iter().for_each(&mut on_event);
+    }
+    Ok(actions)
+}

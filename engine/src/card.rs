@@ -1,0 +1,657 @@
+//! Cards, ranks, suits, point values (R-CARD) and card multisets.
+//!
+//! A [`Card`] is one byte: `rank * 4 + suit` for the 52 suited cards and 52 for the joker. Two cards
+//! of the same rank and suit are interchangeable (R-CARD-4), so hands, melds and batches are stored
+//! as [`CardCounts`], a count per card kind, rather than as lists.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A suit. The order (clubs, diamonds, hearts, spades) is the bridge order used for sorting.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[repr(u8)]
+pub enum Suit {
+    /// ♣
+    Clubs = 0,
+    /// ♦
+    Diamonds = 1,
+    /// ♥
+    Hearts = 2,
+    /// ♠
+    Spades = 3,
+}
+
+impl Suit {
+    /// All four suits in sort order.
+    pub const ALL: [Suit; 4] = [Suit::Clubs, Suit::Diamonds, Suit::Hearts, Suit::Spades];
+
+    /// Diamonds and hearts are red: a red three is a bonus card, a black three a stop card.
+    pub fn is_red(self) -> bool {
+        matches!(self, Suit::Diamonds | Suit::Hearts)
+    }
+
+    /// The suit symbol, for display.
+    pub fn symbol(self) -> char {
+        match self {
+            Suit::Clubs => '♣',
+            Suit::Diamonds => '♦',
+            Suit::Hearts => '♥',
+            Suit::Spades => '♠',
+        }
+    }
+
+    /// The ASCII letter used in card notation (`C`, `D`, `H`, `S`).
+    pub fn letter(self) -> char {
+        match self {
+            Suit::Clubs => 'C',
+            Suit::Diamonds => 'D',
+            Suit::Hearts => 'H',
+            Suit::Spades => 'S',
+        }
+    }
+
+    fn from_index(i: u8) -> Suit {
+        Suit::ALL[(i & 3) as usize]
+    }
+}
+
+/// A rank. Twos and jokers are wild, threes are special, fours to aces are natural (R-CARD-2).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[repr(u8)]
+pub enum Rank {
+    /// Wild.
+    Two = 0,
+    /// Red threes are bonus cards, black threes stop cards.
+    Three = 1,
+    /// Natural.
+    Four = 2,
+    /// Natural.
+    Five = 3,
+    /// Natural.
+    Six = 4,
+    /// Natural.
+    Seven = 5,
+    /// Natural.
+    Eight = 6,
+    /// Natural.
+    Nine = 7,
+    /// Natural.
+    Ten = 8,
+    /// Natural.
+    Jack = 9,
+    /// Natural.
+    Queen = 10,
+    /// Natural.
+    King = 11,
+    /// Natural, high in sequences.
+    Ace = 12,
+    /// Wild; has no suit.
+    Joker = 13,
+}
+
+impl Rank {
+    /// All ranks, twos to jokers.
+    pub const ALL: [Rank; 14] = [
+        Rank::Two,
+        Rank::Three,
+        Rank::Four,
+        Rank::Five,
+        Rank::Six,
+        Rank::Seven,
+        Rank::Eight,
+        Rank::Nine,
+        Rank::Ten,
+        Rank::Jack,
+        Rank::Queen,
+        Rank::King,
+        Rank::Ace,
+        Rank::Joker,
+    ];
+
+    /// The natural ranks, four to ace: the only ranks a group meld can have (R-MELD-1).
+    pub const NATURALS: [Rank; 11] = [
+        Rank::Four,
+        Rank::Five,
+        Rank::Six,
+        Rank::Seven,
+        Rank::Eight,
+        Rank::Nine,
+        Rank::Ten,
+        Rank::Jack,
+        Rank::Queen,
+        Rank::King,
+        Rank::Ace,
+    ];
+
+    /// The rank with this index (0 = two … 13 = joker).
+    pub fn from_index(i: u8) -> Option<Rank> {
+        Rank::ALL.get(i as usize).copied()
+    }
+
+    /// Jokers and twos (R-CARD-2).
+    pub fn is_wild(self) -> bool {
+        matches!(self, Rank::Two | Rank::Joker)
+    }
+
+    /// Fours to aces.
+    pub fn is_natural(self) -> bool {
+        (Rank::Four..=Rank::Ace).contains(&self)
+    }
+
+    /// Point value of a card of this rank (R-CARD-3). Threes are 5 here: the value of a black
+    /// three; a red three never counts as a card (see [`Card::value`]).
+    pub fn value(self) -> u32 {
+        match self {
+            Rank::Joker => 50,
+            Rank::Two | Rank::Ace => 20,
+            Rank::Eight | Rank::Nine | Rank::Ten | Rank::Jack | Rank::Queen | Rank::King => 10,
+            Rank::Three | Rank::Four | Rank::Five | Rank::Six | Rank::Seven => 5,
+        }
+    }
+
+    /// Short notation: `2`…`10`, `J`, `Q`, `K`, `A`, `Jk`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Rank::Two => "2",
+            Rank::Three => "3",
+            Rank::Four => "4",
+            Rank::Five => "5",
+            Rank::Six => "6",
+            Rank::Seven => "7",
+            Rank::Eight => "8",
+            Rank::Nine => "9",
+            Rank::Ten => "10",
+            Rank::Jack => "J",
+            Rank::Queen => "Q",
+            Rank::King => "K",
+            Rank::Ace => "A",
+            Rank::Joker => "Jk",
+        }
+    }
+
+    /// A plural English name for messages ("kings", "jokers").
+    pub fn plural(self) -> &'static str {
+        match self {
+            Rank::Two => "twos",
+            Rank::Three => "threes",
+            Rank::Four => "fours",
+            Rank::Five => "fives",
+            Rank::Six => "sixes",
+            Rank::Seven => "sevens",
+            Rank::Eight => "eights",
+            Rank::Nine => "nines",
+            Rank::Ten => "tens",
+            Rank::Jack => "jacks",
+            Rank::Queen => "queens",
+            Rank::King => "kings",
+            Rank::Ace => "aces",
+            Rank::Joker => "jokers",
+        }
+    }
+}
+
+/// One card. Copy, one byte.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Card(u8);
+
+/// Number of distinct card kinds: 52 suited cards and the joker.
+pub const CARD_KINDS: usize = 53;
+
+impl Card {
+    /// The joker. All jokers are alike.
+    pub const JOKER: Card = Card(52);
+
+    /// A suited card. `Rank::Joker` gives the joker whatever the suit.
+    pub const fn new(rank: Rank, suit: Suit) -> Card {
+        if rank as u8 == Rank::Joker as u8 {
+            Card::JOKER
+        } else {
+            Card(rank as u8 * 4 + suit as u8)
+        }
+    }
+
+    /// The card with this kind index (`0..53`), if any.
+    pub fn from_index(i: u8) -> Option<Card> {
+        ((i as usize) < CARD_KINDS).then_some(Card(i))
+    }
+
+    /// The kind index, `0..53`.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The rank.
+    pub fn rank(self) -> Rank {
+        Rank::ALL[(self.0 >> 2) as usize]
+    }
+
+    /// The suit; `None` for the joker.
+    pub fn suit(self) -> Option<Suit> {
+        (self != Card::JOKER).then(|| Suit::from_index(self.0))
+    }
+
+    /// Jokers and twos.
+    pub fn is_wild(self) -> bool {
+        self.rank().is_wild()
+    }
+
+    /// Fours to aces.
+    pub fn is_natural(self) -> bool {
+        self.rank().is_natural()
+    }
+
+    /// ♥3 and ♦3: bonus cards (R-RED).
+    pub fn is_red_three(self) -> bool {
+        self.rank() == Rank::Three && Suit::from_index(self.0).is_red()
+    }
+
+    /// ♠3 and ♣3: stop cards (R-TURN-4).
+    pub fn is_black_three(self) -> bool {
+        self.rank() == Rank::Three && !Suit::from_index(self.0).is_red()
+    }
+
+    /// Point value (R-CARD-3). Red threes have none: they score as bonuses only (R-RED-5).
+    pub fn value(self) -> u32 {
+        if self.is_red_three() {
+            0
+        } else {
+            self.rank().value()
+        }
+    }
+}
+
+impl fmt::Display for Card {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.suit() {
+            None => f.write_str("Jk"),
+            Some(s) => write!(f, "{}{}", self.rank().label(), s.symbol()),
+        }
+    }
+}
+
+impl fmt::Debug for Card {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Why a card could not be parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseCardError(pub String);
+
+impl fmt::Display for ParseCardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot read {:?} as a card: write a rank (2-10, J, Q, K, A) and a suit (C, D, H, S or ♣ ♦ ♥ ♠), like KS or 10♥, or Jk for a joker",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for ParseCardError {}
+
+impl FromStr for Card {
+    type Err = ParseCardError;
+
+    /// Reads `KS`, `ks`, `K♠`, `10h`, `TH`, `Jk`, `joker`, `*`.
+    fn from_str(s: &str) -> Result<Card, ParseCardError> {
+        let err = || ParseCardError(s.to_string());
+        let t = s.trim();
+        let lower = t.to_ascii_lowercase();
+        if matches!(lower.as_str(), "jk" | "joker" | "*" | "jo") {
+            return Ok(Card::JOKER);
+        }
+        let mut chars: Vec<char> = t.chars().collect();
+        let suit_char = chars.pop().ok_or_else(err)?;
+        let suit = match suit_char {
+            'c' | 'C' | '♣' | '♧' => Suit::Clubs,
+            'd' | 'D' | '♦' | '♢' => Suit::Diamonds,
+            'h' | 'H' | '♥' | '♡' => Suit::Hearts,
+            's' | 'S' | '♠' | '♤' => Suit::Spades,
+            _ => return Err(err()),
+        };
+        let rank_text: String = chars.into_iter().collect::<String>().to_ascii_uppercase();
+        let rank = match rank_text.as_str() {
+            "2" => Rank::Two,
+            "3" => Rank::Three,
+            "4" => Rank::Four,
+            "5" => Rank::Five,
+            "6" => Rank::Six,
+            "7" => Rank::Seven,
+            "8" => Rank::Eight,
+            "9" => Rank::Nine,
+            "10" | "T" => Rank::Ten,
+            "J" => Rank::Jack,
+            "Q" => Rank::Queen,
+            "K" => Rank::King,
+            "A" => Rank::Ace,
+            _ => return Err(err()),
+        };
+        Ok(Card::new(rank, suit))
+    }
+}
+
+/// A multiset of cards: a count per card kind. Used for hands, melds and the cards of an action.
+///
+/// Fixed size, `Copy`, no heap: adding, removing and comparing are a few vector instructions.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CardCounts {
+    counts: [u8; CARD_KINDS],
+    len: u16,
+}
+
+impl Default for CardCounts {
+    fn default() -> Self {
+        CardCounts::new()
+    }
+}
+
+impl CardCounts {
+    /// The empty multiset.
+    pub const fn new() -> CardCounts {
+        CardCounts {
+            counts: [0; CARD_KINDS],
+            len: 0,
+        }
+    }
+
+    /// The multiset of these cards.
+    pub fn from_cards<I: IntoIterator<Item = Card>>(cards: I) -> CardCounts {
+        let mut c = CardCounts::new();
+        for card in cards {
+            c.add(card);
+        }
+        c
+    }
+
+    /// Number of cards.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// No cards.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// How many copies of this card.
+    pub fn count(&self, card: Card) -> u8 {
+        self.counts[card.index()]
+    }
+
+    /// Adds one card. A count never passes 255 (no pack holds that many of a card); adding
+    /// beyond that is ignored rather than overflowing.
+    pub fn add(&mut self, card: Card) {
+        self.add_n(card, 1);
+    }
+
+    /// Adds `n` copies of a card (counts stop at 255).
+    pub fn add_n(&mut self, card: Card, n: u8) {
+        let c = &mut self.counts[card.index()];
+        let after = c.saturating_add(n);
+        self.len += (after - *c) as u16;
+        *c = after;
+    }
+
+    /// Removes one card; false (and nothing changed) if there is none.
+    pub fn remove(&mut self, card: Card) -> bool {
+        let c = &mut self.counts[card.index()];
+        if *c == 0 {
+            return false;
+        }
+        *c -= 1;
+        self.len -= 1;
+        true
+    }
+
+    /// True if every card of `other` is here, as many times.
+    pub fn contains(&self, other: &CardCounts) -> bool {
+        self.counts
+            .iter()
+            .zip(other.counts.iter())
+            .fold(true, |ok, (a, b)| ok & (a >= b))
+    }
+
+    /// The first card of `other` that is not here often enough, with the count held here.
+    pub fn first_missing(&self, other: &CardCounts) -> Option<(Card, u8)> {
+        (0..CARD_KINDS)
+            .find(|&i| other.counts[i] > self.counts[i])
+            .map(|i| (Card(i as u8), self.counts[i]))
+    }
+
+    /// Adds every card of `other` (counts stop at 255).
+    pub fn add_all(&mut self, other: &CardCounts) {
+        for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
+            *a = a.saturating_add(*b);
+        }
+        self.recount();
+    }
+
+    /// Removes every card of `other`; cards of `other` not here (check with
+    /// [`Self::contains`]) are ignored.
+    pub fn remove_all(&mut self, other: &CardCounts) {
+        for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
+            *a = a.saturating_sub(*b);
+        }
+        self.recount();
+    }
+
+    fn recount(&mut self) {
+        self.len = self.counts.iter().map(|&n| n as u16).sum();
+    }
+
+    /// Number of cards of a rank, all suits together.
+    pub fn rank_count(&self, rank: Rank) -> u8 {
+        if rank == Rank::Joker {
+            return self.counts[Card::JOKER.index()];
+        }
+        let i = rank as usize * 4;
+        let sum: u16 = self.counts[i..i + 4].iter().map(|&n| n as u16).sum();
+        sum.min(255) as u8
+    }
+
+    /// Number of jokers.
+    pub fn jokers(&self) -> u8 {
+        self.counts[Card::JOKER.index()]
+    }
+
+    /// Number of twos.
+    pub fn twos(&self) -> u8 {
+        self.rank_count(Rank::Two)
+    }
+
+    /// Number of wild cards (jokers and twos).
+    pub fn wilds(&self) -> u8 {
+        self.jokers().saturating_add(self.twos())
+    }
+
+    /// Number of natural cards (fours to aces).
+    pub fn naturals(&self) -> u8 {
+        let sum: u16 = Rank::NATURALS.iter().map(|&r| self.rank_count(r) as u16).sum();
+        sum.min(255) as u8
+    }
+
+    /// Number of red threes.
+    pub fn red_threes(&self) -> u8 {
+        self.count(Card::new(Rank::Three, Suit::Diamonds))
+            .saturating_add(self.count(Card::new(Rank::Three, Suit::Hearts)))
+    }
+
+    /// Number of black threes.
+    pub fn black_threes(&self) -> u8 {
+        self.count(Card::new(Rank::Three, Suit::Clubs))
+            .saturating_add(self.count(Card::new(Rank::Three, Suit::Spades)))
+    }
+
+    /// Sum of the point values (R-CARD-3).
+    pub fn value(&self) -> u32 {
+        self.iter_kinds()
+            .map(|(card, n)| card.value() * n as u32)
+            .sum()
+    }
+
+    /// The distinct cards present, with their counts, in sort order.
+    pub fn iter_kinds(&self) -> impl Iterator<Item = (Card, u8)> + '_ {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n > 0)
+            .map(|(i, &n)| (Card(i as u8), n))
+    }
+
+    /// Every card, repeated by its count, in sort order.
+    pub fn iter(&self) -> impl Iterator<Item = Card> + '_ {
+        self.iter_kinds()
+            .flat_map(|(card, n)| std::iter::repeat_n(card, n as usize))
+    }
+
+    /// The cards as a sorted list.
+    pub fn to_vec(&self) -> Vec<Card> {
+        self.iter().collect()
+    }
+
+    /// Some card of this rank present here, the lowest suit first; `None` if there is none.
+    pub fn any_of_rank(&self, rank: Rank) -> Option<Card> {
+        if rank == Rank::Joker {
+            return (self.jokers() > 0).then_some(Card::JOKER);
+        }
+        Suit::ALL
+            .iter()
+            .map(|&s| Card::new(rank, s))
+            .find(|&c| self.count(c) > 0)
+    }
+
+    /// The raw counts, indexed by [`Card::index`].
+    pub fn as_array(&self) -> &[u8; CARD_KINDS] {
+        &self.counts
+    }
+}
+
+impl fmt::Debug for CardCounts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for CardCounts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (i, card) in self.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{card}")?;
+        }
+        f.write_str("]")
+    }
+}
+
+impl FromIterator<Card> for CardCounts {
+    fn from_iter<I: IntoIterator<Item = Card>>(iter: I) -> Self {
+        CardCounts::from_cards(iter)
+    }
+}
+
+/// Reads a space- or comma-separated list of cards, e.g. `"KS KH 2C Jk"`.
+pub fn parse_cards(text: &str) -> Result<Vec<Card>, ParseCardError> {
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .map(str::parse)
+        .collect()
+}
+
+/// The full pack in canonical order: for each deck, twos to aces in suit order, then the jokers.
+/// Shuffling starts from this order (R-DEAL-4), so it is part of the portable deal definition.
+pub fn pack(decks: u8, jokers: u8) -> Vec<Card> {
+    let mut cards = Vec::with_capacity(decks as usize * 52 + jokers as usize);
+    for _ in 0..decks {
+        cards.extend((0..52).map(Card));
+    }
+    cards.extend(std::iter::repeat_n(Card::JOKER, jokers as usize));
+    cards
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // R-CARD-1: 2 decks + 4 jokers = 108 cards; options 6 jokers, 3 decks.
+    #[test]
+    fn r_card_1_pack_sizes() {
+        assert_eq!(pack(2, 4).len(), 108);
+        assert_eq!(pack(2, 6).len(), 110);
+        assert_eq!(pack(3, 6).len(), 162);
+        let p = CardCounts::from_cards(pack(2, 4));
+        assert_eq!(p.jokers(), 4);
+        assert_eq!(p.twos(), 8);
+        assert_eq!(p.red_threes(), 4);
+        assert_eq!(p.black_threes(), 4);
+        assert_eq!(p.naturals(), 88);
+    }
+
+    // R-CARD-2: classes of cards.
+    #[test]
+    fn r_card_2_card_classes() {
+        let c = |s: &str| s.parse::<Card>().unwrap();
+        assert!(c("Jk").is_wild() && c("2H").is_wild());
+        assert!(c("3H").is_red_three() && c("3D").is_red_three());
+        assert!(c("3S").is_black_three() && c("3C").is_black_three());
+        assert!(!c("3S").is_red_three() && !c("3H").is_black_three());
+        assert!(c("4C").is_natural() && c("AS").is_natural());
+        assert!(!c("3C").is_natural() && !c("2C").is_natural() && !c("Jk").is_natural());
+    }
+
+    // R-CARD-3: point values.
+    #[test]
+    fn r_card_3_values() {
+        let v = |s: &str| s.parse::<Card>().unwrap().value();
+        assert_eq!(v("Jk"), 50);
+        assert_eq!(v("AS"), 20);
+        assert_eq!(v("2D"), 20);
+        for s in ["KS", "QH", "JD", "10C", "9S", "8H"] {
+            assert_eq!(v(s), 10, "{s}");
+        }
+        for s in ["7S", "6H", "5D", "4C", "3S", "3C"] {
+            assert_eq!(v(s), 5, "{s}");
+        }
+        assert_eq!(v("3H"), 0, "red threes count only as bonuses");
+        assert_eq!(v("3D"), 0);
+    }
+
+    // R-CARD-4: cards of the same rank and suit are interchangeable: a multiset of kinds.
+    #[test]
+    fn r_card_4_same_kind_interchangeable() {
+        let a = CardCounts::from_cards(parse_cards("KS KH KS").unwrap());
+        let b = CardCounts::from_cards(parse_cards("KS KS KH").unwrap());
+        assert_eq!(a, b);
+        assert_eq!(a.count("KS".parse().unwrap()), 2);
+        assert_eq!(a.rank_count(Rank::King), 3);
+    }
+
+    #[test]
+    fn parse_and_display_round_trip() {
+        for i in 0..CARD_KINDS as u8 {
+            let card = Card::from_index(i).unwrap();
+            let shown = card.to_string();
+            assert_eq!(shown.parse::<Card>().unwrap(), card, "{shown}");
+        }
+        assert!("1S".parse::<Card>().is_err());
+        assert!("K".parse::<Card>().is_err());
+        assert!("".parse::<Card>().is_err());
+        assert!("KX".parse::<Card>().is_err());
+    }
+
+    #[test]
+    fn counts_contains_and_remove() {
+        let mut h = CardCounts::from_cards(parse_cards("KS KS 2C Jk").unwrap());
+        let sub = CardCounts::from_cards(parse_cards("KS Jk").unwrap());
+        assert!(h.contains(&sub));
+        h.remove_all(&sub);
+        assert_eq!(h.len(), 2);
+        assert!(!h.contains(&sub));
+        assert_eq!(h.first_missing(&sub), Some((Card::JOKER, 0)));
+        assert!(!h.remove(Card::JOKER));
+        assert_eq!(h.value(), 30);
+    }
+}

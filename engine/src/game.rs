@@ -1,0 +1,951 @@
+//! The authoritative game: the deal, the turn and the match as a state machine.
+//!
+//! [`Setup`] is what a game is created from (rules, seed or card orders); [`Game::new`]
+//! validates it once. [`Game::apply`] checks an action through [`crate::legal`] and then carries
+//! it out, returning the events it caused; a refused action changes nothing.
+
+use std::fmt;
+
+use smallvec::SmallVec;
+
+use crate::action::{Action, MeldSpec, MeldTarget, TopMeld};
+use crate::card::{Card, CardCounts, pack};
+use crate::error::RuleError;
+use crate::event::{DealFinish, DealStart, Event, Placed, PlacedList, RedThreeSource};
+use crate::legal::{Ask, Ctx, LegalChoices, TurnFlags};
+use crate::meld::{Meld, kind_of_new};
+use crate::rng::Xoshiro256;
+use crate::rules::{RuleSpec, Rules, RulesError};
+use crate::score::{DealEnd, DealFacts, DealScore, score_deal};
+use crate::table::{Chairs, MAX_SEATS, Seat, Side, Table};
+
+/// What the game waits for.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum Phase {
+    /// The player to act must draw from the stock or take the pile (or, with the stock empty,
+    /// take or decline the pile).
+    #[default]
+    Draw,
+    /// The player has drawn: he may meld, ask his partner, and must discard or go out.
+    Play,
+    /// The player asked "may I go out?": his partner must answer.
+    Answer,
+    /// The match is over.
+    Over,
+}
+
+/// What a game is created from: unvalidated.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Setup {
+    /// The rule set.
+    pub rules: RuleSpec,
+    /// The seed of the shuffles and of the first dealer (R-DEAL-4).
+    pub seed: u64,
+    /// Prearranged decks: deal `k` uses `card_orders[k]` if present, the seeded shuffle
+    /// otherwise. A deck lists the whole pack top first: cards are dealt one at a time
+    /// clockwise from the dealer's left, the next card starts the pile, the rest is the stock.
+    pub card_orders: Vec<Vec<Card>>,
+    /// The first dealer; drawn from the seed if `None` (R-DEAL-1).
+    pub first_dealer: Option<Seat>,
+    /// Scores the sides start with, by side (empty: all 0), to continue a match or set a puzzle.
+    pub start_scores: Vec<i32>,
+}
+
+impl Setup {
+    /// A seeded game of these rules.
+    pub fn seeded(rules: RuleSpec, seed: u64) -> Setup {
+        Setup {
+            rules,
+            seed,
+            ..Setup::default()
+        }
+    }
+}
+
+/// Why a game could not be created.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SetupError {
+    /// The rule set was refused.
+    Rules(RulesError),
+    /// A prearranged deck is not the pack.
+    CardOrder {
+        /// The deal it is for.
+        deal: usize,
+        /// What is wrong.
+        why: String,
+    },
+    /// The first dealer is not a seat that plays the first deal.
+    FirstDealer {
+        /// The seat given.
+        seat: Seat,
+    },
+    /// Start scores are given, but not one per side.
+    StartScores {
+        /// Scores given.
+        given: usize,
+        /// Sides in the game.
+        sides: u8,
+    },
+}
+
+impl SetupError {
+    /// A stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SetupError::Rules(e) => e.code(),
+            SetupError::CardOrder { .. } => "BAD_CARD_ORDER",
+            SetupError::FirstDealer { .. } => "BAD_FIRST_DEALER",
+            SetupError::StartScores { .. } => "BAD_START_SCORES",
+        }
+    }
+}
+
+impl fmt::Display for SetupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SetupError::Rules(e) => e.fmt(f),
+            SetupError::CardOrder { deal, why } => {
+                write!(f, "the card order of deal {deal} is not the pack: {why}")
+            }
+            SetupError::FirstDealer { seat } => write!(
+                f,
+                "seat {} cannot deal first: name a seat that plays the first deal",
+                seat.0
+            ),
+            SetupError::StartScores { given, sides } => write!(
+                f,
+                "{given} start scores are given for {sides} sides: give one per side, or none"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+impl From<RulesError> for SetupError {
+    fn from(e: RulesError) -> Self {
+        SetupError::Rules(e)
+    }
+}
+
+/// The state of the deal in progress.
+#[derive(Clone, Debug)]
+pub(crate) struct Deal {
+    pub chairs: Chairs,
+    /// Chair of the dealer.
+    pub dealer: u8,
+    /// Chair of the player whose turn it is.
+    pub turn: u8,
+    pub hands: [CardCounts; MAX_SEATS],
+    /// Red threes laid, per seat.
+    pub red_threes: [CardCounts; MAX_SEATS],
+    /// Top card last.
+    pub stock: Vec<Card>,
+    /// Top card last.
+    pub pile: Vec<Card>,
+    /// The pile holds a wild card or a red three (R-PILE-2).
+    pub pile_frozen: bool,
+    /// The top card blocks the pile (R-PILE-1, R-TURN-4).
+    pub pile_blocked: bool,
+    /// Per side.
+    pub melds: [Vec<Meld>; MAX_SEATS],
+    /// Per side: the initial meld is made (R-INIT-4).
+    pub side_melded: [bool; MAX_SEATS],
+    /// Per seat: has had a turn this deal (red threes are laid at the first, R-RED-1).
+    pub had_turn: [bool; MAX_SEATS],
+    /// Per seat: melded in an earlier turn of this deal (R-OUT-4).
+    pub melded_before: [bool; MAX_SEATS],
+    pub turn_flags: TurnFlags,
+    /// Per side, points lost (R-OUT-3).
+    pub penalties: [i32; MAX_SEATS],
+    /// Per side, the initial-meld minimum of this deal (R-INIT-1).
+    pub minimums: [u32; MAX_SEATS],
+}
+
+/// A game in progress: the referee's complete state.
+#[derive(Clone, Debug)]
+pub struct Game {
+    rules: Rules,
+    table: Table,
+    seed: u64,
+    card_orders: Vec<Vec<Card>>,
+    first_dealer: u8,
+    deal_no: u32,
+    scores: [i32; MAX_SEATS],
+    history: Vec<DealScore>,
+    winner: Option<Side>,
+    phase: Phase,
+    pub(crate) d: Deal,
+}
+
+impl Game {
+    /// Creates a game and deals the first deal.
+    pub fn new(setup: &Setup) -> Result<Game, SetupError> {
+        Game::start(setup).map(|(g, _)| g)
+    }
+
+    /// Creates a game, deals the first deal and returns the events of the deal's start.
+    pub fn start(setup: &Setup) -> Result<(Game, Vec<Event>), SetupError> {
+        let rules = Rules::new(&setup.rules)?;
+        let table = Table::new(&rules);
+        let expected = CardCounts::from_cards(pack(rules.decks, rules.jokers));
+        for (deal, order) in setup.card_orders.iter().enumerate() {
+            check_card_order(&expected, order).map_err(|why| SetupError::CardOrder { deal, why })?;
+        }
+        let mut scores = [0; MAX_SEATS];
+        if !setup.start_scores.is_empty() {
+            if setup.start_scores.len() != table.sides() as usize {
+                return Err(SetupError::StartScores {
+                    given: setup.start_scores.len(),
+                    sides: table.sides(),
+                });
+            }
+            scores[..setup.start_scores.len()].copy_from_slice(&setup.start_scores);
+        }
+        let chairs = table.chairs(0);
+        let first_dealer = match setup.first_dealer {
+            Some(seat) => chairs
+                .chair_of(seat)
+                .ok_or(SetupError::FirstDealer { seat })? as u8,
+            None => Xoshiro256::for_first_dealer(setup.seed).below(chairs.len() as u64) as u8,
+        };
+        let mut game = Game {
+            rules,
+            table,
+            seed: setup.seed,
+            card_orders: setup.card_orders.clone(),
+            first_dealer,
+            deal_no: 0,
+            scores,
+            history: Vec::new(),
+            winner: None,
+            phase: Phase::Draw,
+            d: Deal {
+                chairs,
+                dealer: 0,
+                turn: 0,
+                hands: [CardCounts::new(); MAX_SEATS],
+                red_threes: [CardCounts::new(); MAX_SEATS],
+                stock: Vec::new(),
+                pile: Vec::new(),
+                pile_frozen: false,
+                pile_blocked: false,
+                melds: Default::default(),
+                side_melded: [false; MAX_SEATS],
+                had_turn: [false; MAX_SEATS],
+                melded_before: [false; MAX_SEATS],
+                turn_flags: TurnFlags::default(),
+                penalties: [0; MAX_SEATS],
+                minimums: [0; MAX_SEATS],
+            },
+        };
+        let mut events = Vec::new();
+        game.start_deal(&mut events);
+        Ok((game, events))
+    }
+
+    /// Replays a record: a setup and the actions taken, in order.
+    pub fn replay(setup: &Setup, actions: &[(Seat, Action)]) -> Result<Game, ReplayError> {
+        let mut game = Game::new(setup).map_err(ReplayError::Setup)?;
+        let mut events = Vec::new();
+        for (index, (seat, action)) in actions.iter().enumerate() {
+            events.clear();
+            game.apply_into(*seat, action, &mut events)
+                .map_err(|error| ReplayError::Action { index, error })?;
+        }
+        Ok(game)
+    }
+
+    // ----- reading the state (the referee's view; clients use `view`) -----
+
+    /// The rules.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The seating.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// The seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// What the game waits for.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The current deal's number, 0-based.
+    pub fn deal_number(&self) -> u32 {
+        self.deal_no
+    }
+
+    /// The seat that must act, `None` once the match is over.
+    pub fn to_act(&self) -> Option<Seat> {
+        let seat = self.turn_seat();
+        match self.phase {
+            Phase::Over => None,
+            Phase::Answer => self.table.partner(&self.d.chairs, seat),
+            Phase::Draw | Phase::Play => Some(seat),
+        }
+    }
+
+    /// The seat whose turn it is (during an answer, the asker).
+    pub fn turn_seat(&self) -> Seat {
+        self.d.chairs.seat(self.d.turn as usize)
+    }
+
+    /// The dealer of the current deal.
+    pub fn dealer(&self) -> Seat {
+        self.d.chairs.seat(self.d.dealer as usize)
+    }
+
+    /// The seats playing the current deal, in playing order.
+    pub fn play_order(&self) -> &[Seat] {
+        self.d.chairs.seats()
+    }
+
+    /// A seat's hand.
+    pub fn hand(&self, seat: Seat) -> &CardCounts {
+        &self.d.hands[seat.index()]
+    }
+
+    /// The red threes a seat laid this deal.
+    pub fn red_threes(&self, seat: Seat) -> &CardCounts {
+        &self.d.red_threes[seat.index()]
+    }
+
+    /// The stock, top card last.
+    pub fn stock(&self) -> &[Card] {
+        &self.d.stock
+    }
+
+    /// The discard pile, top card last.
+    pub fn pile(&self) -> &[Card] {
+        &self.d.pile
+    }
+
+    /// The pile holds a wild card or a red three (R-PILE-2).
+    pub fn pile_frozen(&self) -> bool {
+        self.d.pile_frozen
+    }
+
+    /// The top card blocks the pile for the player to act (R-PILE-1, R-TURN-4).
+    pub fn pile_blocked(&self) -> bool {
+        self.d.pile_blocked
+    }
+
+    /// A side's melds, in the order laid.
+    pub fn melds(&self, side: Side) -> &[Meld] {
+        &self.d.melds[side.index()]
+    }
+
+    /// True once the side has made its initial meld this deal.
+    pub fn side_melded(&self, side: Side) -> bool {
+        self.d.side_melded[side.index()]
+    }
+
+    /// A side's initial-meld minimum this deal.
+    pub fn minimum(&self, side: Side) -> u32 {
+        self.d.minimums[side.index()]
+    }
+
+    /// Points a side has lost to penalties this deal.
+    pub fn penalties(&self, side: Side) -> i32 {
+        self.d.penalties[side.index()]
+    }
+
+    /// True if the seat has had a turn this deal.
+    pub fn had_turn(&self, seat: Seat) -> bool {
+        self.d.had_turn[seat.index()]
+    }
+
+    /// True if the seat melded in an earlier turn of this deal.
+    pub fn melded_before(&self, seat: Seat) -> bool {
+        self.d.melded_before[seat.index()]
+    }
+
+    /// Facts about the turn in progress.
+    pub fn turn_flags(&self) -> TurnFlags {
+        self.d.turn_flags
+    }
+
+    /// Cumulative scores per side (after the finished deals).
+    pub fn scores(&self) -> &[i32] {
+        &self.scores[..self.table.sides() as usize]
+    }
+
+    /// The score reports of the finished deals.
+    pub fn history(&self) -> &[DealScore] {
+        &self.history
+    }
+
+    /// The winning side once the match is over.
+    pub fn winner(&self) -> Option<Side> {
+        self.winner
+    }
+
+    /// The prearranged decks the game was created with.
+    pub fn card_orders(&self) -> &[Vec<Card>] {
+        &self.card_orders
+    }
+
+    /// Every card of the current deal, wherever it lies: always the whole pack.
+    pub fn all_cards(&self) -> CardCounts {
+        let mut all = CardCounts::from_cards(self.d.stock.iter().copied());
+        all.add_all(&CardCounts::from_cards(self.d.pile.iter().copied()));
+        for s in 0..MAX_SEATS {
+            all.add_all(&self.d.hands[s]);
+            all.add_all(&self.d.red_threes[s]);
+            for m in &self.d.melds[s] {
+                all.add_all(&m.cards);
+            }
+        }
+        all
+    }
+
+    // ----- acting -----
+
+    pub(crate) fn ctx(&self) -> Option<Ctx<'_>> {
+        let seat = self.to_act()?;
+        let side = self.table.side_of(seat).index();
+        let d = &self.d;
+        Some(Ctx {
+            rules: &self.rules,
+            seat,
+            phase: self.phase,
+            hand: &d.hands[seat.index()],
+            melds: &d.melds[side],
+            side_melded: d.side_melded[side],
+            minimum: d.minimums[side],
+            pile: &d.pile,
+            pile_frozen: d.pile_frozen,
+            pile_blocked: d.pile_blocked,
+            stock_len: d.stock.len(),
+            partner: self.table.partner(&d.chairs, self.turn_seat()),
+            turn: d.turn_flags,
+        })
+    }
+
+    /// The legal choices of the seat to act; `None` once the match is over.
+    pub fn legal(&self) -> Option<LegalChoices<'_>> {
+        self.ctx().map(LegalChoices::new)
+    }
+
+    /// Appends the legal actions of the seat to act, in canonical form, to `out`.
+    pub fn legal_actions(&self, out: &mut Vec<Action>) {
+        if let Some(l) = self.legal() {
+            l.actions(out);
+        }
+    }
+
+    /// Checks an action without applying it (a dry run).
+    pub fn check(&self, seat: Seat, action: &Action) -> Result<(), RuleError> {
+        if self.phase == Phase::Over {
+            return Err(RuleError::MatchOver);
+        }
+        if seat.0 >= self.table.players() {
+            return Err(RuleError::NoSuchSeat { seat });
+        }
+        let to_act = self.to_act().expect("a game not over has a seat to act");
+        if seat != to_act {
+            return Err(RuleError::NotYourTurn { to_act });
+        }
+        self.ctx().expect("checked above").check(action)
+    }
+
+    /// Applies an action of `seat` and returns the events it caused. On error nothing changes.
+    pub fn apply(&mut self, seat: Seat, action: &Action) -> Result<Vec<Event>, RuleError> {
+        let mut events = Vec::new();
+        self.apply_into(seat, action, &mut events)?;
+        Ok(events)
+    }
+
+    /// Like [`Game::apply`], appending the events to a buffer the caller reuses.
+    pub fn apply_into(
+        &mut self,
+        seat: Seat,
+        action: &Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
+        self.check(seat, action)?;
+        self.exec(seat, action, events);
+        Ok(())
+    }
+
+    fn exec(&mut self, seat: Seat, action: &Action, ev: &mut Vec<Event>) {
+        match action {
+            Action::DrawStock => {
+                if self.draw(seat, self.rules.draw, ev) {
+                    self.phase = Phase::Play;
+                }
+            }
+            Action::TakePile { top, melds } => self.take_pile(seat, top, melds, ev),
+            Action::Meld { melds } => {
+                let placed = self.lay(seat, melds);
+                self.d.turn_flags.melded = true;
+                ev.push(Event::Melded { seat, placed });
+            }
+            Action::Discard { card } => {
+                self.d.hands[seat.index()].remove(*card);
+                self.discard(seat, *card, ev);
+                self.end_turn(seat, ev);
+            }
+            Action::GoOut { melds, discard } => {
+                let placed = self.lay(seat, melds);
+                if !melds.is_empty() {
+                    self.d.turn_flags.melded = true;
+                }
+                if let Some(card) = discard {
+                    self.d.hands[seat.index()].remove(*card);
+                    self.d.pile.push(*card);
+                }
+                let concealed = self.is_concealed(seat);
+                ev.push(Event::WentOut {
+                    seat,
+                    placed,
+                    discard: *discard,
+                    concealed,
+                });
+                self.end_deal(DealEnd::WentOut { seat, concealed }, ev);
+            }
+            Action::AskPartner => {
+                let partner = self
+                    .table
+                    .partner(&self.d.chairs, seat)
+                    .expect("checked: the seat has a partner");
+                self.d.turn_flags.ask = Ask::Pending;
+                self.phase = Phase::Answer;
+                ev.push(Event::AskedPartner { seat, partner });
+            }
+            Action::AnswerPartner { yes } => {
+                let asker = self.turn_seat();
+                self.d.turn_flags.ask = if *yes { Ask::Yes } else { Ask::No };
+                self.phase = Phase::Play;
+                ev.push(Event::PartnerAnswered {
+                    seat,
+                    asker,
+                    yes: *yes,
+                });
+            }
+            Action::DeclinePile => {
+                ev.push(Event::PileDeclined { seat });
+                self.end_deal(DealEnd::StockExhausted { seat }, ev);
+            }
+        }
+    }
+
+    /// R-OUT-4: no meld in an earlier turn, nothing added to another seat's meld, and a canasta
+    /// of one's own.
+    fn is_concealed(&self, seat: Seat) -> bool {
+        let side = self.table.side_of(seat).index();
+        !self.d.melded_before[seat.index()]
+            && !self.d.turn_flags.foreign
+            && self.d.melds[side]
+                .iter()
+                .any(|m| m.creator == seat && m.is_canasta())
+    }
+
+    /// Lays checked melds from the seat's hand.
+    fn lay(&mut self, seat: Seat, specs: &[MeldSpec]) -> PlacedList {
+        let side = self.table.side_of(seat).index();
+        let mut placed = PlacedList::new();
+        for spec in specs {
+            self.d.hands[seat.index()].remove_all(&spec.cards);
+            let melds = &mut self.d.melds[side];
+            let (id, new) = match spec.target {
+                MeldTarget::New => {
+                    let kind = kind_of_new(&spec.cards).expect("checked before laying");
+                    melds.push(Meld {
+                        kind,
+                        cards: spec.cards,
+                        creator: seat,
+                    });
+                    (melds.len() - 1, true)
+                }
+                MeldTarget::Existing(id) => {
+                    let meld = &mut melds[id as usize];
+                    meld.cards.add_all(&spec.cards);
+                    if meld.creator != seat {
+                        self.d.turn_flags.foreign = true;
+                    }
+                    (id as usize, false)
+                }
+            };
+            placed.push(Placed {
+                meld: id as u8,
+                cards: spec.cards,
+                new,
+            });
+        }
+        if !specs.is_empty() {
+            self.d.side_melded[side] = true;
+        }
+        placed
+    }
+
+    fn take_pile(&mut self, seat: Seat, top_meld: &TopMeld, extras: &[MeldSpec], ev: &mut Vec<Event>) {
+        let top = self.d.pile.pop().expect("checked: the pile has a top card");
+        let mut first = top_meld.cards;
+        first.add(top);
+        self.d.hands[seat.index()].add(top);
+        let mut specs: SmallVec<[MeldSpec; 4]> = SmallVec::new();
+        specs.push(MeldSpec {
+            target: top_meld.target,
+            cards: first,
+        });
+        specs.extend_from_slice(extras);
+        let placed = self.lay(seat, &specs);
+        let picked_up: Vec<Card> = self.d.pile.drain(..).collect();
+        self.d.pile_frozen = false;
+        self.d.pile_blocked = false;
+        self.d.turn_flags.took_pile = true;
+        self.d.turn_flags.melded = true;
+        ev.push(Event::PileTaken {
+            seat,
+            top,
+            placed,
+            picked_up: picked_up.clone(),
+        });
+        for card in picked_up {
+            if card.is_red_three() {
+                // R-RED-3: laid, not replaced.
+                self.d.red_threes[seat.index()].add(card);
+                ev.push(Event::RedThreeLaid {
+                    seat,
+                    card,
+                    source: RedThreeSource::Pile,
+                });
+            } else {
+                self.d.hands[seat.index()].add(card);
+            }
+        }
+        self.phase = Phase::Play;
+    }
+
+    fn discard(&mut self, seat: Seat, card: Card, ev: &mut Vec<Event>) {
+        self.d.pile.push(card);
+        if card.is_wild() {
+            self.d.pile_frozen = true;
+        }
+        // R-TURN-4: a wild card or a black three on top blocks the pile for the next player.
+        self.d.pile_blocked = card.is_wild() || card.is_black_three();
+        ev.push(Event::Discarded {
+            seat,
+            card,
+            blocks: self.d.pile_blocked,
+            frozen: self.d.pile_frozen,
+        });
+    }
+
+    /// Draws `n` cards from the stock into the seat's hand; red threes are laid and replaced
+    /// (R-RED-2). A short stock gives what it has (R-STOCK-3). Returns false if the deal ended
+    /// because the last card was a red three (R-RED-4).
+    fn draw(&mut self, seat: Seat, n: u8, ev: &mut Vec<Event>) -> bool {
+        let mut kept: SmallVec<[Card; 3]> = SmallVec::new();
+        let mut need = n;
+        while need > 0 {
+            let Some(card) = self.d.stock.pop() else {
+                break;
+            };
+            if card.is_red_three() {
+                self.d.red_threes[seat.index()].add(card);
+                ev.push(Event::RedThreeLaid {
+                    seat,
+                    card,
+                    source: RedThreeSource::Drawn,
+                });
+                if self.d.stock.is_empty() {
+                    self.give(seat, kept, ev);
+                    self.end_deal(DealEnd::LastRedThree { seat }, ev);
+                    return false;
+                }
+                continue;
+            }
+            kept.push(card);
+            need -= 1;
+        }
+        self.give(seat, kept, ev);
+        true
+    }
+
+    fn give(&mut self, seat: Seat, cards: SmallVec<[Card; 3]>, ev: &mut Vec<Event>) {
+        if cards.is_empty() {
+            return;
+        }
+        for &c in &cards {
+            self.d.hands[seat.index()].add(c);
+        }
+        ev.push(Event::Drew {
+            seat,
+            count: cards.len() as u8,
+            cards: Some(cards),
+        });
+    }
+
+    fn end_turn(&mut self, seat: Seat, ev: &mut Vec<Event>) {
+        if self.d.turn_flags.melded {
+            self.d.melded_before[seat.index()] = true;
+        }
+        if self.d.turn_flags.ask == Ask::Yes {
+            // R-OUT-3: told yes, the player had to go out.
+            let side = self.table.side_of(seat);
+            self.d.penalties[side.index()] += self.rules.ask_partner_penalty;
+            ev.push(Event::Penalty {
+                side,
+                points: self.rules.ask_partner_penalty,
+                reason: "DID_NOT_GO_OUT_AFTER_YES",
+            });
+        }
+        self.d.turn = ((self.d.turn as usize + 1) % self.d.chairs.len()) as u8;
+        self.begin_turn(ev);
+    }
+
+    fn begin_turn(&mut self, ev: &mut Vec<Event>) {
+        let seat = self.turn_seat();
+        self.d.turn_flags = TurnFlags::default();
+        self.phase = Phase::Draw;
+        ev.push(Event::TurnStarted { seat });
+        if !self.d.had_turn[seat.index()] {
+            self.d.had_turn[seat.index()] = true;
+            // R-RED-1: dealt red threes are laid at the first turn and replaced.
+            let hand = self.d.hands[seat.index()];
+            let mut laid = 0;
+            for card in hand.iter().filter(|c| c.is_red_three()) {
+                self.d.hands[seat.index()].remove(card);
+                self.d.red_threes[seat.index()].add(card);
+                ev.push(Event::RedThreeLaid {
+                    seat,
+                    card,
+                    source: RedThreeSource::Dealt,
+                });
+                laid += 1;
+            }
+            if laid > 0 {
+                self.draw(seat, laid, ev);
+            }
+        }
+    }
+
+    fn start_deal(&mut self, ev: &mut Vec<Event>) {
+        let chairs = self.table.chairs(self.deal_no);
+        let n = chairs.len();
+        let rules = self.rules;
+        let order: Vec<Card> = match self.card_orders.get(self.deal_no as usize) {
+            Some(order) => order.clone(),
+            None => {
+                let mut p = pack(rules.decks, rules.jokers);
+                Xoshiro256::for_deal(self.seed, self.deal_no).shuffle(&mut p);
+                p
+            }
+        };
+        let d = &mut self.d;
+        d.chairs = chairs;
+        d.dealer = ((self.first_dealer as u32 + self.deal_no) % n as u32) as u8;
+        d.turn = ((d.dealer as usize + 1) % n) as u8;
+        d.hands = [CardCounts::new(); MAX_SEATS];
+        d.red_threes = [CardCounts::new(); MAX_SEATS];
+        for m in d.melds.iter_mut() {
+            m.clear();
+        }
+        d.side_melded = [false; MAX_SEATS];
+        d.had_turn = [false; MAX_SEATS];
+        d.melded_before = [false; MAX_SEATS];
+        d.turn_flags = TurnFlags::default();
+        d.penalties = [0; MAX_SEATS];
+        for s in 0..self.table.sides() as usize {
+            d.minimums[s] = rules.minimum_for(self.scores[s]);
+        }
+        let mut next = 0;
+        for _ in 0..rules.hand_size {
+            for k in 1..=n {
+                let seat = chairs.seat(d.dealer as usize + k);
+                d.hands[seat.index()].add(order[next]);
+                next += 1;
+            }
+        }
+        d.stock.clear();
+        d.stock.extend(order[next..].iter().rev());
+        d.pile.clear();
+        // R-DEAL-5: turn cards until a natural card shows.
+        while let Some(card) = d.stock.pop() {
+            d.pile.push(card);
+            if card.is_natural() {
+                break;
+            }
+        }
+        d.pile_frozen = d.pile.iter().any(|c| c.is_wild() || c.is_red_three());
+        d.pile_blocked = d
+            .pile
+            .last()
+            .is_some_and(|c| c.is_wild() || c.is_black_three());
+        let players = self.table.players() as usize;
+        let in_deal = |s: usize| chairs.chair_of(Seat(s as u8)).is_some();
+        ev.push(Event::DealStarted(Box::new(DealStart {
+            deal: self.deal_no,
+            dealer: chairs.seat(d.dealer as usize),
+            play_order: chairs.seats().to_vec(),
+            hands: (0..players).map(|s| Some(d.hands[s])).collect(),
+            hand_sizes: (0..players)
+                .map(|s| if in_deal(s) { rules.hand_size } else { 0 })
+                .collect(),
+            pile: d.pile.clone(),
+            stock: d.stock.len() as u32,
+            minimums: d.minimums[..self.table.sides() as usize].to_vec(),
+        })));
+        self.phase = Phase::Draw;
+        self.begin_turn(ev);
+    }
+
+    fn end_deal(&mut self, end: DealEnd, ev: &mut Vec<Event>) {
+        let facts = DealFacts {
+            rules: &self.rules,
+            table: &self.table,
+            hands: &self.d.hands,
+            red_threes: &self.d.red_threes,
+            melds: &self.d.melds,
+            side_melded: &self.d.side_melded,
+            penalties: &self.d.penalties,
+            end,
+        };
+        let score = score_deal(self.deal_no, &facts, &mut self.scores);
+        let hands = self.d.hands[..self.table.players() as usize].to_vec();
+        self.history.push(score.clone());
+        ev.push(Event::DealEnded(Box::new(DealFinish { score, hands })));
+        if let Some(winner) = self.match_winner() {
+            self.winner = Some(winner);
+            self.phase = Phase::Over;
+            ev.push(Event::MatchEnded {
+                winner,
+                totals: self.scores().to_vec(),
+            });
+            return;
+        }
+        self.deal_no += 1;
+        self.start_deal(ev);
+    }
+
+    /// R-SCORE-2: the match ends after a deal in which a side reached the target; the highest
+    /// total wins, and a tie for the lead means another deal.
+    fn match_winner(&self) -> Option<Side> {
+        let scores = self.scores();
+        let best = *scores.iter().max()?;
+        if best < self.rules.target_score {
+            return None;
+        }
+        let mut leaders = scores.iter().enumerate().filter(|(_, s)| **s == best);
+        let (first, _) = leaders.next()?;
+        leaders.next().is_none().then_some(Side(first as u8))
+    }
+
+    /// A hash of the whole state, stable across runs, machines and versions of Rust: replaying
+    /// a record must reproduce it.
+    pub fn state_hash(&self) -> u64 {
+        let mut h = crate::hash::StableHasher::new();
+        h.u64(self.seed);
+        h.u32(self.deal_no);
+        h.u8(self.phase as u8);
+        h.u8(self.first_dealer);
+        for s in self.scores() {
+            h.i32(*s);
+        }
+        h.u8(self.winner.map_or(255, |s| s.0));
+        h.u32(self.history.len() as u32);
+        let d = &self.d;
+        for s in d.chairs.seats() {
+            h.u8(s.0);
+        }
+        h.u8(d.dealer);
+        h.u8(d.turn);
+        for seat in 0..self.table.players() as usize {
+            h.bytes(d.hands[seat].as_array());
+            h.bytes(d.red_threes[seat].as_array());
+            h.bool(d.had_turn[seat]);
+            h.bool(d.melded_before[seat]);
+        }
+        h.u32(d.stock.len() as u32);
+        for c in &d.stock {
+            h.u8(c.index() as u8);
+        }
+        h.u32(d.pile.len() as u32);
+        for c in &d.pile {
+            h.u8(c.index() as u8);
+        }
+        h.bool(d.pile_frozen);
+        h.bool(d.pile_blocked);
+        for side in 0..self.table.sides() as usize {
+            h.u32(d.melds[side].len() as u32);
+            for m in &d.melds[side] {
+                h.u8(match m.kind {
+                    crate::meld::MeldKind::Group(r) => r as u8,
+                    crate::meld::MeldKind::BlackThrees => 100,
+                });
+                h.bytes(m.cards.as_array());
+                h.u8(m.creator.0);
+            }
+            h.bool(d.side_melded[side]);
+            h.i32(d.penalties[side]);
+            h.u32(d.minimums[side]);
+        }
+        let t = d.turn_flags;
+        h.bool(t.took_pile);
+        h.bool(t.melded);
+        h.bool(t.foreign);
+        h.u8(t.ask as u8);
+        h.finish()
+    }
+}
+
+fn check_card_order(expected: &CardCounts, order: &[Card]) -> Result<(), String> {
+    let given = CardCounts::from_cards(order.iter().copied());
+    if given == *expected {
+        return Ok(());
+    }
+    if let Some((card, have)) = given.first_missing(expected) {
+        return Err(format!(
+            "it has {have} of {card} where the pack has {}",
+            expected.count(card)
+        ));
+    }
+    if let Some((card, have)) = expected.first_missing(&given) {
+        return Err(format!(
+            "it has {} of {card} where the pack has {have}",
+            given.count(card)
+        ));
+    }
+    Err(format!(
+        "it has {} cards where the pack has {}",
+        order.len(),
+        expected.len()
+    ))
+}
+
+/// Why a record could not be replayed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplayError {
+    /// The setup was refused.
+    Setup(SetupError),
+    /// Action number `index` was refused.
+    Action {
+        /// Its position in the record.
+        index: usize,
+        /// Why.
+        error: RuleError,
+    },
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplayError::Setup(e) => write!(f, "the record's setup is refused: {e}"),
+            ReplayError::Action { index, error } => {
+                write!(f, "action {index} of the record is refused: {error}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}

@@ -1,0 +1,71 @@
+//! A Canasta rules engine: the Official Canasta Laws for 2 to 6 players, as a pure library with
+//! no I/O. It referees complete matches: deals, turns, melds, going out and scoring, exactly by
+//! the project's rules contract (`RULES.md`), and tells every player what he may see and do.
+//!
+//! # Layout
+//!
+//! - [`card`]: cards, ranks, suits, values and card multisets ([`CardCounts`]).
+//! - [`rules`]: rule sets: a preset and options ([`RuleSpec`]), validated into [`Rules`].
+//! - [`table`]: seats, sides, partners, who plays each deal.
+//! - [`rng`]: the portable shuffle (xoshiro256** and Fisher-Yates), pinned forever.
+//! - [`meld`]: what makes a meld and a canasta.
+//! - [`action`], [`event`]: what players do and what happens.
+//! - [`legal`]: the one place that decides what is legal: checks, enumeration, prompt summary.
+//! - [`game`]: the state machine of a match ([`Setup`] in, [`Game`] out).
+//! - [`arrange`]: prearranged decks for tests, puzzles and duplicate matches.
+//! - [`score`]: itemised deal scores.
+//! - [`view`]: the one place that decides what a seat, a spectator or the referee sees.
+//! - [`bot`]: the [`Bot`] trait and the `random` bot.
+//!
+//! # Example
+//!
+//! ```
+//! use canasta_engine::{Game, Preset, RuleSpec, Setup, Viewer, bot::RandomBot};
+//!
+//! // Four players, official rules, a seeded deal.
+//! let mut game = Game::new(&Setup::seeded(RuleSpec::new(Preset::Official, 4), 42)).unwrap();
+//! let mut bot = RandomBot::new(7);
+//!
+//! // Play one deal with a random bot in every seat.
+//! while game.history().is_empty() {
+//!     let seat = game.to_act().unwrap();
+//!     let view = game.view(Viewer::Seat(seat)); // what this seat may see
+//!     let action = bot.pick(&view.legal().unwrap());
+//!     let events = game.apply(seat, &action).unwrap();
+//!     assert!(!events.is_empty());
+//! }
+//! let report = &game.history()[0];
+//! for side in &report.sides {
+//!     assert_eq!(side.total, side.sum_of_items());
+//! }
+//! ```
+
+pub mod action;
+pub mod arrange;
+pub mod bot;
+pub mod card;
+pub mod error;
+pub mod event;
+pub mod game;
+mod hash;
+pub mod legal;
+pub mod meld;
+pub mod rng;
+pub mod rules;
+pub mod score;
+pub mod table;
+pub mod view;
+
+pub use action::{Action, MeldBatch, MeldSpec, MeldTarget, TopMeld};
+pub use arrange::Arrangement;
+pub use bot::Bot;
+pub use card::{Card, CardCounts, Rank, Suit, parse_cards};
+pub use error::RuleError;
+pub use event::Event;
+pub use game::{Game, Phase, ReplayError, Setup, SetupError};
+pub use legal::{Ask, LegalChoices, Summary, TurnFlags};
+pub use meld::{CanastaKind, Meld, MeldId, MeldKind};
+pub use rules::{Preset, RuleSpec, Rules, RulesError};
+pub use score::{DealEnd, DealScore, SideScore};
+pub use table::{Seat, Side};
+pub use view::{View, Viewer, redact};

@@ -1,0 +1,873 @@
+//! Rule sets: a preset plus option overrides ([`RuleSpec`], unvalidated) and the validated,
+//! concrete [`Rules`] a game is played by.
+//!
+//! Every option is declared once, in the `options!` table below, with its name, type and meaning.
+//! That table generates the override struct ([`Options`]), the by-name setter used by the wire
+//! and the command line, and the listing of effective values. The engine reads only [`Rules`]:
+//! variants are data and a few rule hooks, never forks of the engine.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A named rule set (RULES.md section 11).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum Preset {
+    /// The Official Canasta Laws (Regency Whist Club, 1949-51), 2 to 6 players.
+    #[default]
+    Official,
+    /// Austrian (Wiener) Canasta.
+    Wiener,
+    /// Samba: three decks, sequences.
+    Samba,
+    /// The Swiss house rules ("Kanaster").
+    Swiss,
+}
+
+impl Preset {
+    /// Every preset.
+    pub const ALL: [Preset; 4] = [Preset::Official, Preset::Wiener, Preset::Samba, Preset::Swiss];
+
+    /// The preset's name as written on the wire and the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Official => "official",
+            Preset::Wiener => "wiener",
+            Preset::Samba => "samba",
+            Preset::Swiss => "swiss",
+        }
+    }
+}
+
+impl fmt::Display for Preset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Preset {
+    type Err = RulesError;
+    fn from_str(s: &str) -> Result<Preset, RulesError> {
+        Preset::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| RulesError::UnknownPreset(s.to_string()))
+    }
+}
+
+/// How five players sit (R-DEAL-2).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum FivePlayers {
+    /// Two sides of 2 and 3; in the side of 3 one player sits out each deal, in rotation.
+    TwoSides,
+    /// Everyone for himself (seed 002).
+    EachAlone,
+}
+
+/// How six players sit (R-DEAL-2).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum SixPlayers {
+    /// Option A: three partnerships of two, partners opposite; 3 decks and 6 jokers, 13 cards.
+    ThreePairs,
+    /// Option B: two sides of three; one player of each side sits out each deal, in rotation.
+    TwoTeamsOfThree,
+}
+
+/// When red threes count for a side rather than against it (R-RED-5).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum RedThreesPositive {
+    /// If the side has made its initial meld by the end of the deal (official).
+    InitialMeld,
+    /// If the side has at least this many canastas (Wiener and Rasche i: 1; Samba: 2).
+    Canastas(u8),
+}
+
+/// How many wild cards a group may hold relative to its natural cards (R-MELD-1).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum WildRatio {
+    /// Only the limits of `max_wilds` and two naturals apply (official).
+    Any,
+    /// Wild cards may not outnumber naturals (Wiener, Rasche).
+    NotMoreThanNaturals,
+    /// Wild cards must be fewer than naturals (seed 004).
+    FewerThanNaturals,
+}
+
+/// The initial-meld minimum by the side's cumulative score (R-INIT-1): tiers of
+/// (lowest score of the tier, minimum), in ascending order of score.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct MinimumTable {
+    tiers: [(i32, u32); 8],
+    len: u8,
+}
+
+impl MinimumTable {
+    /// Builds a table from (from-score, minimum) tiers; the first tier's score is ignored and
+    /// taken as "any lower score".
+    pub fn new(tiers: &[(i32, u32)]) -> Result<MinimumTable, String> {
+        if tiers.is_empty() || tiers.len() > 8 {
+            return Err("give between 1 and 8 tiers".into());
+        }
+        if tiers.windows(2).any(|w| w[0].0 >= w[1].0) {
+            return Err("tier scores must rise from left to right".into());
+        }
+        let mut t = [(0, 0); 8];
+        t[..tiers.len()].copy_from_slice(tiers);
+        t[0].0 = i32::MIN;
+        Ok(MinimumTable {
+            tiers: t,
+            len: tiers.len() as u8,
+        })
+    }
+
+    /// The official table: below 0: 15; 0 to 1495: 50; 1500 to 2995: 90; 3000 or more: 120.
+    pub fn official() -> MinimumTable {
+        MinimumTable::new(&[(i32::MIN, 15), (0, 50), (1500, 90), (3000, 120)]).unwrap()
+    }
+
+    /// The minimum for a side whose cumulative score is `score`.
+    pub fn minimum_for(&self, score: i32) -> u32 {
+        self.tiers()
+            .iter()
+            .rev()
+            .find(|(from, _)| score >= *from)
+            .map(|t| t.1)
+            .unwrap_or(self.tiers[0].1)
+    }
+
+    /// The tiers.
+    pub fn tiers(&self) -> &[(i32, u32)] {
+        &self.tiers[..self.len as usize]
+    }
+}
+
+impl fmt::Display for MinimumTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (from, min)) in self.tiers().iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            if i == 0 {
+                write!(f, "-inf:{min}")?;
+            } else {
+                write!(f, "{from}:{min}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for MinimumTable {
+    type Err = String;
+    /// Reads `-inf:15,0:50,1500:90,3000:120`.
+    fn from_str(s: &str) -> Result<MinimumTable, String> {
+        let mut tiers = Vec::new();
+        for part in s.split(',') {
+            let (from, min) = part
+                .split_once(':')
+                .ok_or_else(|| format!("tier {part:?} is not score:minimum"))?;
+            let from = match from.trim() {
+                "-inf" | "min" => i32::MIN,
+                t => t.parse().map_err(|_| format!("{t:?} is not a score"))?,
+            };
+            let min = min
+                .trim()
+                .parse()
+                .map_err(|_| format!("{min:?} is not a minimum"))?;
+            tiers.push((from, min));
+        }
+        MinimumTable::new(&tiers)
+    }
+}
+
+/// Red-three bonuses by the number a side laid: entry `n` is the score for `n` red threes
+/// (R-RED-5). It has one entry more than the pack has red threes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct RedThreeTable {
+    values: [i32; 10],
+    len: u8,
+}
+
+impl RedThreeTable {
+    /// A table from its values; `values[0]` must be 0.
+    pub fn new(values: &[i32]) -> Result<RedThreeTable, String> {
+        if values.len() < 2 || values.len() > 10 {
+            return Err("give between 2 and 10 values".into());
+        }
+        if values[0] != 0 {
+            return Err("the first value (no red threes) must be 0".into());
+        }
+        let mut v = [0; 10];
+        v[..values.len()].copy_from_slice(values);
+        Ok(RedThreeTable {
+            values: v,
+            len: values.len() as u8,
+        })
+    }
+
+    /// The score for `n` red threes (before the sign of R-RED-5 is applied).
+    pub fn value(&self, n: u8) -> i32 {
+        self.values[(n as usize).min(self.len as usize - 1)]
+    }
+
+    /// The entries.
+    pub fn values(&self) -> &[i32] {
+        &self.values[..self.len as usize]
+    }
+}
+
+impl fmt::Display for RedThreeTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self.values().iter().map(|v| v.to_string()).collect();
+        f.write_str(&parts.join(","))
+    }
+}
+
+impl FromStr for RedThreeTable {
+    type Err = String;
+    fn from_str(s: &str) -> Result<RedThreeTable, String> {
+        let values: Result<Vec<i32>, _> = s.split(',').map(|v| v.trim().parse::<i32>()).collect();
+        RedThreeTable::new(&values.map_err(|_| format!("{s:?} is not a list of numbers"))?)
+    }
+}
+
+/// A value that an option can take: read from and written as text for the wire and the CLI.
+pub trait OptionValue: Sized {
+    /// Reads the value; the error says what is expected.
+    fn parse_value(text: &str) -> Result<Self, String>;
+    /// Writes the value as [`OptionValue::parse_value`] reads it.
+    fn show_value(&self) -> String;
+}
+
+macro_rules! numeric_option {
+    ($($t:ty),*) => {$(
+        impl OptionValue for $t {
+            fn parse_value(text: &str) -> Result<Self, String> {
+                text.trim().parse().map_err(|_| format!("{text:?} is not a whole number in range"))
+            }
+            fn show_value(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+numeric_option!(u8, i32);
+
+impl OptionValue for bool {
+    fn parse_value(text: &str) -> Result<Self, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "true" | "yes" | "on" | "1" => Ok(true),
+            "false" | "no" | "off" | "0" => Ok(false),
+            _ => Err(format!("{text:?} is not true or false")),
+        }
+    }
+    fn show_value(&self) -> String {
+        self.to_string()
+    }
+}
+
+macro_rules! named_option {
+    ($t:ty { $($name:literal => $v:expr),* $(,)? }) => {
+        impl OptionValue for $t {
+            fn parse_value(text: &str) -> Result<Self, String> {
+                match text.trim() {
+                    $($name => Ok($v),)*
+                    _ => Err(format!("{text:?} is not one of: {}", [$($name),*].join(", "))),
+                }
+            }
+            fn show_value(&self) -> String {
+                $(if *self == $v { return $name.to_string(); })*
+                unreachable!()
+            }
+        }
+    };
+}
+
+named_option!(FivePlayers { "two_sides" => FivePlayers::TwoSides, "each_alone" => FivePlayers::EachAlone });
+named_option!(SixPlayers {
+    "three_pairs" => SixPlayers::ThreePairs,
+    "two_teams_of_three" => SixPlayers::TwoTeamsOfThree,
+});
+named_option!(WildRatio {
+    "any" => WildRatio::Any,
+    "not_more_than_naturals" => WildRatio::NotMoreThanNaturals,
+    "fewer_than_naturals" => WildRatio::FewerThanNaturals,
+});
+
+impl OptionValue for RedThreesPositive {
+    fn parse_value(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "initial_meld" => Ok(RedThreesPositive::InitialMeld),
+            "canasta" => Ok(RedThreesPositive::Canastas(1)),
+            t => t
+                .strip_suffix("_canastas")
+                .and_then(|n| n.parse::<u8>().ok())
+                .filter(|&n| n > 0)
+                .map(RedThreesPositive::Canastas)
+                .ok_or_else(|| format!("{text:?} is not initial_meld, canasta or N_canastas")),
+        }
+    }
+    fn show_value(&self) -> String {
+        match self {
+            RedThreesPositive::InitialMeld => "initial_meld".into(),
+            RedThreesPositive::Canastas(1) => "canasta".into(),
+            RedThreesPositive::Canastas(n) => format!("{n}_canastas"),
+        }
+    }
+}
+
+impl OptionValue for MinimumTable {
+    fn parse_value(text: &str) -> Result<Self, String> {
+        text.parse()
+    }
+    fn show_value(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl OptionValue for RedThreeTable {
+    fn parse_value(text: &str) -> Result<Self, String> {
+        text.parse()
+    }
+    fn show_value(&self) -> String {
+        self.to_string()
+    }
+}
+
+/// Declares every option once: the override struct, the concrete field of [`Rules`] it sets,
+/// the by-name setter and the listing. The doc comment of each entry is its documentation.
+macro_rules! options {
+    ($( $(#[doc = $doc:expr])+ $field:ident : $ty:ty, )*) => {
+        /// Option overrides on top of a preset. `None` keeps the preset's value for the player count.
+        #[derive(Clone, Debug, Default, PartialEq, Eq)]
+        pub struct Options {
+            $( $(#[doc = $doc])+ pub $field: Option<$ty>, )*
+        }
+
+        /// The name and one-line description of every option, in declaration order.
+        pub const OPTION_DOCS: &[(&str, &str)] = &[ $( (stringify!($field), concat!($($doc),+)) ),* ];
+
+        impl Options {
+            /// Sets an option by name from its text form (as on the wire and the command line).
+            pub fn set(&mut self, name: &str, value: &str) -> Result<(), RulesError> {
+                match name.trim() {
+                    $( stringify!($field) => {
+                        let v = <$ty as OptionValue>::parse_value(value).map_err(|why| {
+                            RulesError::BadValue { option: stringify!($field).into(), why }
+                        })?;
+                        self.$field = Some(v);
+                        Ok(())
+                    } )*
+                    other => Err(RulesError::UnknownOption(other.to_string())),
+                }
+            }
+
+            /// The options that are set, as (name, text value) pairs.
+            pub fn entries(&self) -> Vec<(&'static str, String)> {
+                let mut out = Vec::new();
+                $( if let Some(v) = &self.$field { out.push((stringify!($field), v.show_value())); } )*
+                out
+            }
+
+            fn apply_to(&self, rules: &mut Rules) {
+                $( if let Some(v) = self.$field { rules.$field = v; } )*
+            }
+        }
+
+        impl Rules {
+            /// Every option's effective value, as (name, text value) pairs.
+            pub fn option_values(&self) -> Vec<(&'static str, String)> {
+                vec![ $( (stringify!($field), self.$field.show_value()) ),* ]
+            }
+        }
+    };
+}
+
+options! {
+    /// Seating for five players: `two_sides` (default) or `each_alone`.
+    five_players: FivePlayers,
+    /// Seating for six players: `three_pairs` (default) or `two_teams_of_three`.
+    six_players: SixPlayers,
+    /// Number of 52-card decks: 2, or 3 (six players in three pairs, Samba, Swiss for 4-5).
+    decks: u8,
+    /// Number of jokers: 4 or 6 with 2 decks (Rasche a: 6), 6 with 3 decks.
+    jokers: u8,
+    /// Cards dealt to each player (Rasche c: 13).
+    hand_size: u8,
+    /// Cards drawn from the stock in a turn: 1, or 2 (two players, Samba).
+    draw: u8,
+    /// Canastas a side needs before one of its players may go out.
+    canastas_to_go_out: u8,
+    /// Going out needs a natural canasta (Rasche h).
+    go_out_needs_natural_canasta: bool,
+    /// The score that ends the match (Rasche d: 5000, 7500 or 10000).
+    target_score: i32,
+    /// Initial-meld minimums as score:minimum tiers (Rasche e: -inf:25,0:90,1500:120,3000:150).
+    minimum_table: MinimumTable,
+    /// Bonus for a natural canasta.
+    natural_canasta_bonus: i32,
+    /// Bonus for a mixed canasta.
+    mixed_canasta_bonus: i32,
+    /// Bonus for going out.
+    going_out_bonus: i32,
+    /// Bonus for going out concealed, instead of the going-out bonus (Rasche f: 500).
+    concealed_bonus: i32,
+    /// Points a side loses when a player told "yes" by his partner does not go out.
+    ask_partner_penalty: i32,
+    /// Red-three scores by the number a side laid, from 0 (official, 2 decks: 0,100,200,300,800).
+    red_three_scores: RedThreeTable,
+    /// When red threes count for a side: `initial_meld`, `canasta` (Rasche i) or `N_canastas`.
+    red_threes_positive: RedThreesPositive,
+    /// Most wild cards in one meld.
+    max_wilds: u8,
+    /// Wild cards against naturals in a meld: `any`, `not_more_than_naturals`, `fewer_than_naturals`.
+    wild_ratio: WildRatio,
+    /// Most black threes in the meld laid when going out.
+    black_three_meld_max: u8,
+    /// No card may be added to a completed canasta (Rasche j).
+    closed_canastas: bool,
+    /// The pile may be taken for an initial meld with one natural and a wild card (Rasche g).
+    initial_take_without_pair: bool,
+    /// A player holding one card may not take a pile of one card (R-PILE-6).
+    one_card_pile_rule: bool,
+}
+
+/// The validated rules of a game: every value concrete, every combination checked.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Rules {
+    /// The preset these rules start from.
+    pub preset: Preset,
+    /// Number of players, 2 to 6.
+    pub players: u8,
+    /// See [`Options::five_players`].
+    pub five_players: FivePlayers,
+    /// See [`Options::six_players`].
+    pub six_players: SixPlayers,
+    /// See [`Options::decks`].
+    pub decks: u8,
+    /// See [`Options::jokers`].
+    pub jokers: u8,
+    /// See [`Options::hand_size`].
+    pub hand_size: u8,
+    /// See [`Options::draw`].
+    pub draw: u8,
+    /// See [`Options::canastas_to_go_out`].
+    pub canastas_to_go_out: u8,
+    /// See [`Options::go_out_needs_natural_canasta`].
+    pub go_out_needs_natural_canasta: bool,
+    /// See [`Options::target_score`].
+    pub target_score: i32,
+    /// See [`Options::minimum_table`].
+    pub minimum_table: MinimumTable,
+    /// See [`Options::natural_canasta_bonus`].
+    pub natural_canasta_bonus: i32,
+    /// See [`Options::mixed_canasta_bonus`].
+    pub mixed_canasta_bonus: i32,
+    /// See [`Options::going_out_bonus`].
+    pub going_out_bonus: i32,
+    /// See [`Options::concealed_bonus`].
+    pub concealed_bonus: i32,
+    /// See [`Options::ask_partner_penalty`].
+    pub ask_partner_penalty: i32,
+    /// See [`Options::red_three_scores`].
+    pub red_three_scores: RedThreeTable,
+    /// See [`Options::red_threes_positive`].
+    pub red_threes_positive: RedThreesPositive,
+    /// See [`Options::max_wilds`].
+    pub max_wilds: u8,
+    /// See [`Options::wild_ratio`].
+    pub wild_ratio: WildRatio,
+    /// See [`Options::black_three_meld_max`].
+    pub black_three_meld_max: u8,
+    /// See [`Options::closed_canastas`].
+    pub closed_canastas: bool,
+    /// See [`Options::initial_take_without_pair`].
+    pub initial_take_without_pair: bool,
+    /// See [`Options::one_card_pile_rule`].
+    pub one_card_pile_rule: bool,
+}
+
+/// An unvalidated rule set: a preset, a player count and option overrides. Turn it into
+/// [`Rules`] with [`Rules::new`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RuleSpec {
+    /// The preset.
+    pub preset: Preset,
+    /// Number of players, 2 to 6.
+    pub players: u8,
+    /// Overrides.
+    pub options: Options,
+}
+
+impl RuleSpec {
+    /// A preset for a player count, with no overrides.
+    pub fn new(preset: Preset, players: u8) -> RuleSpec {
+        RuleSpec {
+            preset,
+            players,
+            options: Options::default(),
+        }
+    }
+
+    /// Sets an option by name (builder style).
+    pub fn with(mut self, name: &str, value: &str) -> Result<RuleSpec, RulesError> {
+        self.options.set(name, value)?;
+        Ok(self)
+    }
+}
+
+/// Why a rule set was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RulesError {
+    /// No preset has this name.
+    UnknownPreset(String),
+    /// No option has this name.
+    UnknownOption(String),
+    /// The option's value cannot be read.
+    BadValue {
+        /// The option.
+        option: String,
+        /// What is expected.
+        why: String,
+    },
+    /// The player count is outside 2 to 6, or the preset does not support it.
+    Players(String),
+    /// The preset is not playable by this version of the engine.
+    PresetUnavailable(Preset),
+    /// Options that contradict each other or the player count; the message names them.
+    Conflict(String),
+}
+
+impl RulesError {
+    /// A stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RulesError::UnknownPreset(_) => "UNKNOWN_PRESET",
+            RulesError::UnknownOption(_) => "UNKNOWN_OPTION",
+            RulesError::BadValue { .. } => "BAD_OPTION_VALUE",
+            RulesError::Players(_) => "BAD_PLAYER_COUNT",
+            RulesError::PresetUnavailable(_) => "PRESET_UNAVAILABLE",
+            RulesError::Conflict(_) => "OPTION_CONFLICT",
+        }
+    }
+}
+
+impl fmt::Display for RulesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RulesError::UnknownPreset(p) => write!(
+                f,
+                "there is no preset {p:?}: choose one of official, wiener, samba, swiss"
+            ),
+            RulesError::UnknownOption(o) => {
+                let names: Vec<&str> = OPTION_DOCS.iter().map(|d| d.0).collect();
+                write!(f, "there is no option {o:?}: the options are {}", names.join(", "))
+            }
+            RulesError::BadValue { option, why } => write!(f, "option {option}: {why}"),
+            RulesError::Players(why) => f.write_str(why),
+            RulesError::PresetUnavailable(p) => write!(
+                f,
+                "preset {p} is not playable in this version yet: use preset official with options"
+            ),
+            RulesError::Conflict(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for RulesError {}
+
+impl Rules {
+    /// Validates a rule spec: the preset's defaults for the player count, then the overrides,
+    /// then every check. The error names the options that conflict.
+    pub fn new(spec: &RuleSpec) -> Result<Rules, RulesError> {
+        let players = spec.players;
+        if !(2..=6).contains(&players) {
+            return Err(RulesError::Players(format!(
+                "{players} players: Canasta is played by 2 to 6 players"
+            )));
+        }
+        if spec.preset != Preset::Official {
+            return Err(RulesError::PresetUnavailable(spec.preset));
+        }
+        let o = &spec.options;
+        if o.five_players.is_some() && players != 5 {
+            return Err(RulesError::Conflict(format!(
+                "option five_players applies to 5 players only, and this game has {players}: remove five_players"
+            )));
+        }
+        if o.six_players.is_some() && players != 6 {
+            return Err(RulesError::Conflict(format!(
+                "option six_players applies to 6 players only, and this game has {players}: remove six_players"
+            )));
+        }
+        let mut rules = Rules::official_defaults(
+            players,
+            o.five_players.unwrap_or(FivePlayers::TwoSides),
+            o.six_players.unwrap_or(SixPlayers::ThreePairs),
+        );
+        // The red-three table follows the number of decks unless it is set explicitly.
+        if let Some(decks) = o.decks {
+            rules.red_three_scores = default_red_three_scores(decks);
+        }
+        o.apply_to(&mut rules);
+        rules.check(o)?;
+        Ok(rules)
+    }
+
+    /// The official rules for a player count, with no overrides (R-DEAL-2).
+    pub fn official(players: u8) -> Result<Rules, RulesError> {
+        Rules::new(&RuleSpec::new(Preset::Official, players))
+    }
+
+    fn official_defaults(players: u8, five: FivePlayers, six: SixPlayers) -> Rules {
+        let (decks, jokers, hand_size, draw, canastas) = match (players, six) {
+            (2, _) => (2, 4, 15, 2, 2),
+            (3, _) => (2, 4, 13, 1, 1),
+            (6, SixPlayers::ThreePairs) => (3, 6, 13, 1, 2),
+            _ => (2, 4, 11, 1, 1),
+        };
+        Rules {
+            preset: Preset::Official,
+            players,
+            five_players: five,
+            six_players: six,
+            decks,
+            jokers,
+            hand_size,
+            draw,
+            canastas_to_go_out: canastas,
+            go_out_needs_natural_canasta: false,
+            target_score: 5000,
+            minimum_table: MinimumTable::official(),
+            natural_canasta_bonus: 500,
+            mixed_canasta_bonus: 300,
+            going_out_bonus: 100,
+            concealed_bonus: 200,
+            ask_partner_penalty: 100,
+            red_three_scores: default_red_three_scores(decks),
+            red_threes_positive: RedThreesPositive::InitialMeld,
+            max_wilds: 3,
+            wild_ratio: WildRatio::Any,
+            black_three_meld_max: 4,
+            closed_canastas: false,
+            initial_take_without_pair: false,
+            one_card_pile_rule: true,
+        }
+    }
+
+    fn check(&self, o: &Options) -> Result<(), RulesError> {
+        let conflict = |s: String| Err(RulesError::Conflict(s));
+        match self.decks {
+            2 if ![4, 6].contains(&self.jokers) => {
+                return conflict(format!(
+                    "jokers={} with decks=2: two decks are played with 4 or 6 jokers",
+                    self.jokers
+                ));
+            }
+            3 if self.jokers != 6 => {
+                return conflict(format!(
+                    "jokers={} with decks=3: three decks are played with 6 jokers",
+                    self.jokers
+                ));
+            }
+            2 | 3 => {}
+            d => return conflict(format!("decks={d}: Canasta is played with 2 or 3 decks")),
+        }
+        let pack = self.decks as u32 * 52 + self.jokers as u32;
+        let dealt = self.hand_size as u32 * self.active_players() as u32;
+        // The upcard procedure turns cards until a natural one shows (R-DEAL-5): the stock left
+        // after dealing must hold more cards than the pack has wild cards and threes.
+        let specials = self.jokers as u32 + self.decks as u32 * 8;
+        if self.hand_size == 0 || dealt + specials + 1 > pack {
+            let hint = if o.hand_size.is_some() {
+                "lower hand_size"
+            } else {
+                "raise decks"
+            };
+            return conflict(format!(
+                "hand_size={} for {} active players deals {dealt} of {pack} cards (decks={}, jokers={}), which leaves too small a stock: {hint}",
+                self.hand_size,
+                self.active_players(),
+                self.decks,
+                self.jokers
+            ));
+        }
+        if !(1..=3).contains(&self.draw) {
+            return conflict(format!("draw={}: a player draws 1, 2 or 3 cards", self.draw));
+        }
+        if !(1..=5).contains(&self.canastas_to_go_out) {
+            return conflict(format!(
+                "canastas_to_go_out={}: it must be between 1 and 5",
+                self.canastas_to_go_out
+            ));
+        }
+        if self.target_score <= 0 {
+            return conflict(format!(
+                "target_score={}: the target must be positive",
+                self.target_score
+            ));
+        }
+        let red_threes = self.decks * 2;
+        if self.red_three_scores.values().len() != red_threes as usize + 1 {
+            return conflict(format!(
+                "red_three_scores has {} values but decks={} gives {red_threes} red threes: give {} values, from 0 red threes to {red_threes}",
+                self.red_three_scores.values().len(),
+                self.decks,
+                red_threes + 1
+            ));
+        }
+        if self.max_wilds > 8 {
+            return conflict(format!(
+                "max_wilds={}: at most 8 wild cards in a meld",
+                self.max_wilds
+            ));
+        }
+        let black_threes = self.decks * 2;
+        if self.black_three_meld_max < 3 || self.black_three_meld_max > black_threes {
+            return conflict(format!(
+                "black_three_meld_max={} with decks={}: it must be between 3 and {black_threes}",
+                self.black_three_meld_max, self.decks
+            ));
+        }
+        if let RedThreesPositive::Canastas(n) = self.red_threes_positive
+            && n == 0
+        {
+            return conflict("red_threes_positive needs at least one canasta".into());
+        }
+        Ok(())
+    }
+
+    /// Players who hold cards in a deal: everyone, except those sitting out (R-DEAL-2).
+    pub fn active_players(&self) -> u8 {
+        match (self.players, self.five_players, self.six_players) {
+            (5, FivePlayers::TwoSides, _) => 4,
+            (6, _, SixPlayers::TwoTeamsOfThree) => 4,
+            (n, _, _) => n,
+        }
+    }
+
+    /// Number of cards in the pack.
+    pub fn pack_size(&self) -> usize {
+        self.decks as usize * 52 + self.jokers as usize
+    }
+
+    /// The initial-meld minimum for a side with this cumulative score (R-INIT-1).
+    pub fn minimum_for(&self, score: i32) -> u32 {
+        self.minimum_table.minimum_for(score)
+    }
+}
+
+/// The red-three scores of the official rules: 100 each; all four of two decks 800; with three
+/// decks five score 1000 and six 1200 (R-RED-5).
+fn default_red_three_scores(decks: u8) -> RedThreeTable {
+    match decks {
+        3 => RedThreeTable::new(&[0, 100, 200, 300, 400, 1000, 1200]).unwrap(),
+        _ => RedThreeTable::new(&[0, 100, 200, 300, 800]).unwrap(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // R-DEAL-2: the defaults by player count.
+    #[test]
+    fn r_deal_2_defaults_by_player_count() {
+        let r = |n| Rules::official(n).unwrap();
+        let row = |r: Rules| (r.hand_size, r.draw, r.canastas_to_go_out, r.decks, r.jokers);
+        assert_eq!(row(r(2)), (15, 2, 2, 2, 4));
+        assert_eq!(row(r(3)), (13, 1, 1, 2, 4));
+        assert_eq!(row(r(4)), (11, 1, 1, 2, 4));
+        assert_eq!(row(r(5)), (11, 1, 1, 2, 4));
+        assert_eq!(row(r(6)), (13, 1, 2, 3, 6));
+        let b = Rules::new(
+            &RuleSpec::new(Preset::Official, 6)
+                .with("six_players", "two_teams_of_three")
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(row(b), (11, 1, 1, 2, 4));
+        assert_eq!(b.active_players(), 4);
+        let five_alone = Rules::new(
+            &RuleSpec::new(Preset::Official, 5)
+                .with("five_players", "each_alone")
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(row(five_alone), (11, 1, 1, 2, 4));
+        assert_eq!(five_alone.active_players(), 5);
+    }
+
+    #[test]
+    fn r_init_1_minimum_table() {
+        let r = Rules::official(4).unwrap();
+        assert_eq!(r.minimum_for(-5), 15);
+        assert_eq!(r.minimum_for(0), 50);
+        assert_eq!(r.minimum_for(1495), 50);
+        assert_eq!(r.minimum_for(1500), 90);
+        assert_eq!(r.minimum_for(2995), 90);
+        assert_eq!(r.minimum_for(3000), 120);
+        assert_eq!(r.minimum_for(9000), 120);
+        let e: MinimumTable = "-inf:25,0:90,1500:120,3000:150".parse().unwrap();
+        assert_eq!(e.minimum_for(-1), 25);
+        assert_eq!(e.minimum_for(3000), 150);
+        assert_eq!(e.to_string(), "-inf:25,0:90,1500:120,3000:150");
+    }
+
+    #[test]
+    fn options_round_trip_by_name() {
+        let spec = RuleSpec::new(Preset::Official, 4)
+            .with("jokers", "6")
+            .unwrap()
+            .with("target_score", "7500")
+            .unwrap()
+            .with("closed_canastas", "true")
+            .unwrap();
+        let rules = Rules::new(&spec).unwrap();
+        assert_eq!((rules.jokers, rules.target_score), (6, 7500));
+        assert!(rules.closed_canastas);
+        let entries = spec.options.entries();
+        assert!(entries.contains(&("jokers", "6".to_string())));
+        let values = rules.option_values();
+        assert_eq!(values.len(), OPTION_DOCS.len());
+    }
+
+    #[test]
+    fn contradictions_name_the_options() {
+        let err = |spec: Result<RuleSpec, RulesError>| Rules::new(&spec.unwrap()).unwrap_err();
+        let e = err(RuleSpec::new(Preset::Official, 4).with("decks", "3"));
+        assert!(e.to_string().contains("jokers=4") && e.to_string().contains("decks=3"), "{e}");
+        let e = err(RuleSpec::new(Preset::Official, 4).with("five_players", "each_alone"));
+        assert!(e.to_string().contains("five_players"), "{e}");
+        let e = err(RuleSpec::new(Preset::Official, 4).with("hand_size", "30"));
+        assert!(e.to_string().contains("hand_size=30"), "{e}");
+        let e = err(RuleSpec::new(Preset::Official, 4).with("red_three_scores", "0,100,200"));
+        assert!(e.to_string().contains("red_three_scores"), "{e}");
+        assert_eq!(e.code(), "OPTION_CONFLICT");
+        assert_eq!(
+            Rules::official(7).unwrap_err().code(),
+            "BAD_PLAYER_COUNT"
+        );
+        assert_eq!(
+            RuleSpec::new(Preset::Official, 4).with("nope", "1").unwrap_err().code(),
+            "UNKNOWN_OPTION"
+        );
+        assert_eq!(
+            RuleSpec::new(Preset::Official, 4).with("jokers", "many").unwrap_err().code(),
+            "BAD_OPTION_VALUE"
+        );
+    }
+
+    #[test]
+    fn three_decks_change_the_red_three_scores() {
+        let rules = Rules::new(
+            &RuleSpec::new(Preset::Official, 4)
+                .with("decks", "3")
+                .unwrap()
+                .with("jokers", "6")
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(rules.red_three_scores.value(6), 1200);
+        assert_eq!(rules.red_three_scores.value(5), 1000);
+    }
+}
