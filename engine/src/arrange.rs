@@ -55,19 +55,29 @@ impl Arrangement {
             let seat = chairs.seat(chair);
             let mut h = self.hands.get(seat.index()).cloned().unwrap_or_default();
             while h.len() < rules.hand_size as usize {
-                h.push(fillers.next().ok_or("the pack ran out while filling hands")?);
+                h.push(
+                    fillers
+                        .next()
+                        .ok_or("the pack ran out while filling hands")?,
+                );
             }
             hands.push(h);
         }
         for seat in 0..self.hands.len() {
             if !self.hands[seat].is_empty() && chairs.chair_of(Seat(seat as u8)).is_none() {
-                return Err(format!("seat {seat} sits out deal {deal} and gets no cards"));
+                return Err(format!(
+                    "seat {seat} sits out deal {deal} and gets no cards"
+                ));
             }
         }
         let mut deck = Vec::with_capacity(rules.pack_size());
-        for round in 0..rules.hand_size as usize {
-            for k in 1..=n {
-                deck.push(hands[(dealer_chair + k) % n][round]);
+        // One card at a time, clockwise from the dealer's left.
+        let mut by_chair: Vec<_> = (1..=n)
+            .map(|k| hands[(dealer_chair + k) % n].iter())
+            .collect();
+        for _ in 0..rules.hand_size {
+            for cards in by_chair.iter_mut() {
+                deck.push(*cards.next().expect("every hand was filled"));
             }
         }
         deck.extend(&self.pile);
@@ -128,7 +138,11 @@ mod tests {
         let spec = RuleSpec::new(Preset::Official, 4);
         let rules = Rules::new(&spec).unwrap();
         let arr = Arrangement {
-            hands: vec![parse_cards("KS KH Jk").unwrap(), vec![], parse_cards("3H").unwrap()],
+            hands: vec![
+                parse_cards("KS KH Jk").unwrap(),
+                vec![],
+                parse_cards("3H").unwrap(),
+            ],
             pile: parse_cards("2C 7D").unwrap(),
             stock: parse_cards("AS AH").unwrap(),
         };
@@ -148,7 +162,10 @@ mod tests {
         }
         assert_eq!(game.pile(), &parse_cards("2C 7D").unwrap()[..]);
         let stock = game.stock();
-        assert_eq!(&stock[stock.len() - 2..], &parse_cards("AH AS").unwrap()[..]);
+        assert_eq!(
+            &stock[stock.len() - 2..],
+            &parse_cards("AH AS").unwrap()[..]
+        );
         // Filled hands hold no pair.
         let h1 = game.hand(Seat(1));
         assert!(Rank::NATURALS.iter().all(|&r| h1.rank_count(r) <= 1));

@@ -468,7 +468,10 @@ impl CardCounts {
 
     /// Number of natural cards (fours to aces).
     pub fn naturals(&self) -> u8 {
-        let sum: u16 = Rank::NATURALS.iter().map(|&r| self.rank_count(r) as u16).sum();
+        let sum: u16 = Rank::NATURALS
+            .iter()
+            .map(|&r| self.rank_count(r) as u16)
+            .sum();
         sum.min(255) as u8
     }
 

@@ -190,7 +190,8 @@ impl Game {
         let table = Table::new(&rules);
         let expected = CardCounts::from_cards(pack(rules.decks, rules.jokers));
         for (deal, order) in setup.card_orders.iter().enumerate() {
-            check_card_order(&expected, order).map_err(|why| SetupError::CardOrder { deal, why })?;
+            check_card_order(&expected, order)
+                .map_err(|why| SetupError::CardOrder { deal, why })?;
         }
         let mut scores = [0; MAX_SEATS];
         if !setup.start_scores.is_empty() {
@@ -426,6 +427,7 @@ impl Game {
             pile_blocked: d.pile_blocked,
             stock_len: d.stock.len(),
             partner: self.table.partner(&d.chairs, self.turn_seat()),
+            melded_before: d.melded_before[seat.index()],
             turn: d.turn_flags,
         })
     }
@@ -587,7 +589,13 @@ impl Game {
         placed
     }
 
-    fn take_pile(&mut self, seat: Seat, top_meld: &TopMeld, extras: &[MeldSpec], ev: &mut Vec<Event>) {
+    fn take_pile(
+        &mut self,
+        seat: Seat,
+        top_meld: &TopMeld,
+        extras: &[MeldSpec],
+        ev: &mut Vec<Event>,
+    ) {
         let top = self.d.pile.pop().expect("checked: the pile has a top card");
         let mut first = top_meld.cards;
         first.add(top);

@@ -20,7 +20,8 @@
 //!   follow as steps;
 //! - going out lists every split of the remaining hand into melds, with or without a discard,
 //!   when the hand is small enough that no step could come first (at most four cards besides
-//!   black threes), and every concealed going out of a side that has not melded.
+//!   black threes), and, for a player who may still go out concealed, every concealed going
+//!   out of his whole hand.
 
 use smallvec::SmallVec;
 
@@ -77,6 +78,8 @@ pub(crate) struct Ctx<'a> {
     pub pile_blocked: bool,
     pub stock_len: usize,
     pub partner: Option<Seat>,
+    /// The seat melded in an earlier turn of this deal (no concealed going out, R-OUT-4).
+    pub melded_before: bool,
     pub turn: TurnFlags,
 }
 
@@ -276,11 +279,72 @@ fn single(card: Card) -> CardCounts {
 
 /// Side canastas: (all, natural).
 fn canasta_counts(melds: &[Meld]) -> (u8, u8) {
-    melds.iter().fold((0, 0), |(all, nat), m| match m.canasta() {
-        Some(CanastaKind::Natural) => (all + 1, nat + 1),
-        Some(CanastaKind::Mixed) => (all + 1, nat),
-        None => (all, nat),
-    })
+    melds
+        .iter()
+        .fold((0, 0), |(all, nat), m| match m.canasta() {
+            Some(CanastaKind::Natural) => (all + 1, nat + 1),
+            Some(CanastaKind::Mixed) => (all + 1, nat),
+            None => (all, nat),
+        })
+}
+
+/// Which existing melds a going-out split may lay cards on.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum MeldUse {
+    /// Any meld of the side.
+    All,
+    /// Only melds this seat laid (a concealed going out, R-OUT-4).
+    Own,
+    /// None: new melds only.
+    None,
+}
+
+/// A meld of a going-out split: its natural cards (or black threes) and the wild cards it
+/// needs and can take, with the totals of the slots from here on.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    spec: MeldSpec,
+    need: u8,
+    cap: u8,
+    /// Cards the meld holds before wild cards are spread (existing cards included).
+    len: u8,
+    /// It is a canasta already.
+    canasta: bool,
+    need_after: u16,
+    cap_after: u16,
+    /// How many of the slots from here on could become new canastas.
+    canastas_after: u8,
+}
+
+impl Slot {
+    fn new(spec: MeldSpec, need: u8, cap: u8, len: u8, canasta: bool) -> Slot {
+        Slot {
+            spec,
+            need,
+            cap,
+            len,
+            canasta,
+            need_after: 0,
+            cap_after: 0,
+            canastas_after: 0,
+        }
+    }
+
+    fn may_become_canasta(&self) -> bool {
+        !self.canasta && (self.len + self.cap) as usize >= crate::meld::CANASTA_LEN
+    }
+}
+
+/// The state of a search for going-out splits.
+struct Spread<'s, 'e> {
+    slots: &'s [Slot],
+    /// Search steps left before giving up, when only one split is wanted (a convenience that
+    /// must never cost much; every such going out is also reached by meld steps).
+    budget: Option<u32>,
+    /// New canastas the split must make.
+    wanted: u8,
+    current: &'s mut SmallVec<[MeldSpec; 8]>,
+    emit: &'e mut dyn FnMut(&[MeldSpec]) -> bool,
 }
 
 /// One meld of an initial-meld search: `n` naturals of `rank` from the hand, `j` jokers and `t`
@@ -292,6 +356,15 @@ struct Choice {
     j: u8,
     t: u8,
     take: bool,
+}
+
+impl Choice {
+    /// The points the meld counts toward the minimum, the top card included.
+    fn value(&self) -> u32 {
+        (self.n + self.take as u8) as u32 * self.rank.value()
+            + self.j as u32 * Rank::Joker.value()
+            + self.t as u32 * Rank::Two.value()
+    }
 }
 
 impl<'a> Ctx<'a> {
@@ -755,7 +828,10 @@ impl<'a> Ctx<'a> {
             for (id, meld) in self.melds.iter().enumerate() {
                 let Some(rank) = meld.rank() else { continue };
                 let natural = hand.any_of_rank(rank);
-                for card in [natural, wild_cards[0], wild_cards[1]].into_iter().flatten() {
+                for card in [natural, wild_cards[0], wild_cards[1]]
+                    .into_iter()
+                    .flatten()
+                {
                     let cards = single(card);
                     if check_addition(self.rules, meld, id as u8, &cards).is_ok() {
                         out.push(one_meld(MeldSpec::add_to(id as u8, cards)));
@@ -793,6 +869,7 @@ impl<'a> Ctx<'a> {
             avail.jokers(),
             avail.twos(),
             0,
+            u32::MAX,
             &mut chosen,
             &mut |choices| {
                 let mut left = *avail;
@@ -821,40 +898,56 @@ impl<'a> Ctx<'a> {
         jokers: u8,
         twos: u8,
         value: u32,
+        smallest: u32,
         chosen: &mut SmallVec<[Choice; 8]>,
         emit: &mut dyn FnMut(&[Choice]),
     ) {
         if value >= self.minimum {
-            // Any further meld could be taken away again: the batch is complete here.
-            if self.irreducible(chosen, value) {
-                emit(chosen);
-            }
+            // Any further meld could be taken away again: the batch is complete here, and it
+            // is irreducible, since branches that could lose a card or meld were cut below.
+            emit(chosen);
             return;
         }
         let Some(&rank) = ranks.get(i) else { return };
         let take = with_top && i == 0;
         if !take {
-            self.initial_dfs(avail, ranks, with_top, i + 1, jokers, twos, value, chosen, emit);
+            self.initial_dfs(
+                avail,
+                ranks,
+                with_top,
+                i + 1,
+                jokers,
+                twos,
+                value,
+                smallest,
+                chosen,
+                emit,
+            );
         }
-        let top_natural = take as u8;
         // The side has not melded, so the pile is frozen for it: the top card needs a natural
         // pair from the hand, or one natural under Rasche g.
         let min_n = if take && self.relaxed_take() { 1 } else { 2 };
         for n in min_n..=avail.rank_count(rank) {
             for j in 0..=jokers {
                 for t in 0..=twos {
-                    if check_group_counts(self.rules, rank, n + top_natural, j + t).is_err() {
-                        continue;
-                    }
-                    let top_value = if take { rank.value() } else { 0 };
-                    let v = n as u32 * rank.value() + j as u32 * 50 + t as u32 * 20 + top_value;
-                    chosen.push(Choice {
+                    let c = Choice {
                         rank,
                         n,
                         j,
                         t,
                         take,
-                    });
+                    };
+                    if check_group_counts(self.rules, rank, n + take as u8, j + t).is_err() {
+                        continue;
+                    }
+                    let v = c.value();
+                    let smallest = smallest.min(self.smallest_unit(&c, min_n));
+                    // Once the total reaches the minimum plus the smallest part that could be
+                    // taken away, the batch is reducible whatever follows.
+                    if value + v >= self.minimum.saturating_add(smallest) {
+                        continue;
+                    }
+                    chosen.push(c);
                     self.initial_dfs(
                         avail,
                         ranks,
@@ -863,6 +956,7 @@ impl<'a> Ctx<'a> {
                         jokers - j,
                         twos - t,
                         value + v,
+                        smallest,
                         chosen,
                         emit,
                     );
@@ -872,28 +966,25 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// True if no card or meld can be taken from the batch without falling below the minimum.
-    fn irreducible(&self, chosen: &[Choice], value: u32) -> bool {
+    /// The value of the smallest part of a meld that could be taken from an initial batch with
+    /// the batch still valid: one of its cards, or the whole meld unless it holds the top card.
+    fn smallest_unit(&self, c: &Choice, min_n: u8) -> u32 {
+        let top = c.take as u8;
+        let ok = |n: u8, w: u8| check_group_counts(self.rules, c.rank, n + top, w).is_ok();
         let mut smallest = u32::MAX;
-        for c in chosen {
-            let top = c.take as u8;
-            let min_n = if c.take && self.relaxed_take() { 1 } else { 2 };
-            let ok = |n: u8, w: u8| check_group_counts(self.rules, c.rank, n + top, w).is_ok();
-            if c.n > min_n && ok(c.n - 1, c.j + c.t) {
-                smallest = smallest.min(c.rank.value());
-            }
-            if c.j > 0 && ok(c.n, c.j + c.t - 1) {
-                smallest = smallest.min(50);
-            }
-            if c.t > 0 && ok(c.n, c.j + c.t - 1) {
-                smallest = smallest.min(20);
-            }
-            if !c.take {
-                let v = c.n as u32 * c.rank.value() + c.j as u32 * 50 + c.t as u32 * 20;
-                smallest = smallest.min(v);
-            }
+        if c.n > min_n && ok(c.n - 1, c.j + c.t) {
+            smallest = smallest.min(c.rank.value());
         }
-        smallest == u32::MAX || value - smallest < self.minimum
+        if c.j > 0 && ok(c.n, c.j + c.t - 1) {
+            smallest = smallest.min(Rank::Joker.value());
+        }
+        if c.t > 0 && ok(c.n, c.j + c.t - 1) {
+            smallest = smallest.min(Rank::Two.value());
+        }
+        if !c.take {
+            smallest = smallest.min(c.value());
+        }
+        smallest
     }
 
     fn push_go_outs(&self, out: &mut Vec<Action>) {
@@ -901,27 +992,46 @@ impl<'a> Ctx<'a> {
             return;
         }
         let hand = self.hand;
-        if self.side_melded {
-            if hand.len() > 4 + hand.black_threes() as usize {
-                return;
-            }
-        } else if !self.concealed_possible() {
-            return;
+        let small = hand.len() <= 4 + hand.black_threes() as usize;
+        if self.side_melded && small {
+            // The final action of a turn. A split that adds cards to a meld could lay them by a
+            // step first, unless the hand has two cards or fewer; a bigger hand is reached by
+            // steps (see the module documentation).
+            let melds = if hand.len() <= 2 {
+                MeldUse::All
+            } else {
+                MeldUse::None
+            };
+            self.push_splits(out, melds, false);
+        } else if !self.melded_before && !self.turn.foreign && self.concealed_possible() {
+            // A concealed going out of the whole hand (R-OUT-4). When the side has melded, or
+            // the hand is worth the minimum, steps reach every such going out too, so one split
+            // per discard is listed, for players who lay a whole hand at once; below the
+            // minimum every split is listed, as no step could start it (R-INIT-5).
+            self.push_splits(out, MeldUse::Own, true);
         }
+    }
+
+    /// Lists going out with every discard (or none) and the splits of the rest into melds.
+    fn push_splits(&self, out: &mut Vec<Action>, melds: MeldUse, concealed: bool) {
+        let hand = self.hand;
         let discards = std::iter::once(None).chain(hand.iter_kinds().map(|(c, _)| Some(c)));
         for discard in discards {
             let mut rest = *hand;
             if let Some(d) = discard {
                 rest.remove(d);
             }
-            self.partitions(&rest, &mut |specs| {
+            let every = !concealed || (!self.side_melded && rest.value() < self.minimum);
+            self.partitions(&rest, melds, every, &mut |specs| {
                 let a = Action::GoOut {
                     melds: specs.iter().copied().collect(),
                     discard,
                 };
                 if self.check(&a).is_ok() {
                     out.push(a);
+                    return every;
                 }
+                true
             });
         }
     }
@@ -938,19 +1048,35 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    /// Every split of `rest` into melds of the side (the side's existing melds included when it
-    /// has melded): all naturals of a rank go together, black threes form one meld, and wild
-    /// cards are spread over the melds in every valid way.
-    fn partitions(&self, rest: &CardCounts, emit: &mut dyn FnMut(&[MeldSpec])) {
-        let mut slots: SmallVec<[MeldSpec; 8]> = SmallVec::new();
+    /// Every split of `rest` into melds of the side: all naturals of a rank go together, black
+    /// threes form one meld, and wild cards are spread over the melds in every valid way.
+    /// `melds` says which existing melds may take cards. `emit` returns false to stop; unless
+    /// `every` split is wanted, the search also stops after a bounded number of steps.
+    fn partitions(
+        &self,
+        rest: &CardCounts,
+        melds: MeldUse,
+        every: bool,
+        emit: &mut dyn FnMut(&[MeldSpec]) -> bool,
+    ) {
+        let usable = |m: &Meld| match melds {
+            MeldUse::All => true,
+            MeldUse::Own => m.creator == self.seat,
+            MeldUse::None => false,
+        };
+        let mut slots: SmallVec<[Slot; 12]> = SmallVec::new();
         let bt = rest.black_threes();
         if bt > 0 {
+            if bt < 3 || bt > self.rules.black_three_meld_max {
+                return;
+            }
             let mut cards = CardCounts::new();
             for s in [Suit::Clubs, Suit::Spades] {
                 let c = Card::new(Rank::Three, s);
                 cards.add_n(c, rest.count(c));
             }
-            slots.push(MeldSpec::new_meld(cards));
+            let len = cards.len() as u8;
+            slots.push(Slot::new(MeldSpec::new_meld(cards), 0, 0, len, false));
         }
         for rank in Rank::NATURALS {
             let n = rest.rank_count(rank);
@@ -959,68 +1085,141 @@ impl<'a> Ctx<'a> {
             }
             let cards = pick(rest, rank, n);
             match self.group_of(rank) {
-                Some(id) => slots.push(MeldSpec::add_to(id as u8, cards)),
-                None if n >= 2 => slots.push(MeldSpec::new_meld(cards)),
+                Some(id) if !usable(&self.melds[id]) => return,
+                Some(id) => {
+                    let meld = &self.melds[id];
+                    let base = meld.cards.rank_count(rank) + n;
+                    let cap = self.wild_room(rank, base, meld.wilds());
+                    let len = (meld.len() + n as usize) as u8;
+                    let spec = MeldSpec::add_to(id as u8, cards);
+                    slots.push(Slot::new(spec, 0, cap, len, meld.is_canasta()));
+                }
+                None if n >= 2 => {
+                    let need = 3u8.saturating_sub(n);
+                    let cap = self.wild_room(rank, n, 0);
+                    if cap < need {
+                        return;
+                    }
+                    slots.push(Slot::new(MeldSpec::new_meld(cards), need, cap, n, false));
+                }
                 None => return,
             }
         }
         if rest.wilds() > 0 {
             for (id, meld) in self.melds.iter().enumerate() {
-                if meld.rank().is_some_and(|r| rest.rank_count(r) == 0) {
-                    slots.push(MeldSpec::add_to(id as u8, CardCounts::new()));
+                if let Some(rank) = meld.rank()
+                    && usable(meld)
+                    && rest.rank_count(rank) == 0
+                {
+                    let cap = self.wild_room(rank, meld.cards.rank_count(rank), meld.wilds());
+                    if cap > 0 {
+                        let spec = MeldSpec::add_to(id as u8, CardCounts::new());
+                        let len = meld.len() as u8;
+                        slots.push(Slot::new(spec, 0, cap, len, meld.is_canasta()));
+                    }
                 }
             }
         }
+        // Suffix sums of the wild cards the remaining slots need and can hold, to cut dead
+        // branches early.
+        for i in (0..slots.len()).rev() {
+            let (need, cap, canastas) = slots
+                .get(i + 1)
+                .map_or((0, 0, 0), |n| (n.need_after, n.cap_after, n.canastas_after));
+            slots[i].need_after = need + slots[i].need as u16;
+            slots[i].cap_after = cap + slots[i].cap as u16;
+            slots[i].canastas_after = canastas + slots[i].may_become_canasta() as u8;
+        }
+        // Going out needs canastas (R-OUT-1): count those the split must still make.
+        let have = canasta_counts(self.melds).0;
+        let wanted = self.rules.canastas_to_go_out.saturating_sub(have);
+        let wilds = rest.wilds() as u16;
+        if slots
+            .first()
+            .is_some_and(|s| wilds < s.need_after || wilds > s.cap_after)
+            || (slots.is_empty() && wilds > 0)
+        {
+            return;
+        }
         let twos = pick(rest, Rank::Two, rest.twos());
         let mut current: SmallVec<[MeldSpec; 8]> = SmallVec::new();
-        self.spread_wilds(&slots, 0, rest.jokers(), twos, &mut current, emit);
+        let mut search = Spread {
+            slots: &slots,
+            budget: (!every).then_some(20_000),
+            wanted,
+            current: &mut current,
+            emit,
+        };
+        self.spread_wilds(&mut search, 0, rest.jokers(), twos, 0);
+    }
+
+    /// How many more wild cards a group of `rank` with `naturals` and `wilds` may take.
+    fn wild_room(&self, rank: Rank, naturals: u8, wilds: u8) -> u8 {
+        let mut room = 0;
+        while check_group_counts(self.rules, rank, naturals.max(2), wilds + room + 1).is_ok() {
+            room += 1;
+        }
+        room
     }
 
     fn spread_wilds(
         &self,
-        slots: &[MeldSpec],
+        search: &mut Spread<'_, '_>,
         i: usize,
         jokers: u8,
         twos: CardCounts,
-        current: &mut SmallVec<[MeldSpec; 8]>,
-        emit: &mut dyn FnMut(&[MeldSpec]),
-    ) {
-        let Some(slot) = slots.get(i) else {
-            if jokers == 0 && twos.is_empty() {
-                emit(current);
+        made: u8,
+    ) -> bool {
+        if let Some(b) = &mut search.budget {
+            if *b == 0 {
+                return false;
             }
-            return;
+            *b -= 1;
+        }
+        let Some(&slot) = search.slots.get(i) else {
+            return if jokers == 0 && twos.is_empty() && made >= search.wanted {
+                (search.emit)(search.current)
+            } else {
+                true
+            };
         };
-        let takes_wilds = !(slot.target == MeldTarget::New && slot.cards.black_threes() > 0);
-        let max = if takes_wilds { self.rules.max_wilds } else { 0 };
-        for j in 0..=jokers.min(max) {
-            for t in 0..=(twos.len() as u8).min(max - j) {
-                let mut cards = slot.cards;
+        let left = jokers as u16 + twos.len() as u16;
+        if left < slot.need_after
+            || left > slot.cap_after
+            || made + slot.canastas_after < search.wanted
+        {
+            return true;
+        }
+        for j in 0..=jokers.min(slot.cap) {
+            for t in 0..=(twos.len() as u8).min(slot.cap - j) {
+                if j + t < slot.need {
+                    continue;
+                }
+                let mut cards = slot.spec.cards;
                 cards.add_n(Card::JOKER, j);
                 let these_twos = pick(&twos, Rank::Two, t);
                 cards.add_all(&these_twos);
                 let mut left_twos = twos;
                 left_twos.remove_all(&these_twos);
-                if cards.is_empty() {
-                    self.spread_wilds(slots, i + 1, jokers, left_twos, current, emit);
-                    continue;
-                }
-                let valid = match slot.target {
-                    MeldTarget::New => check_new(self.rules, &cards).is_ok(),
-                    MeldTarget::Existing(id) => {
-                        check_addition(self.rules, &self.melds[id as usize], id, &cards).is_ok()
-                    }
+                let go_on = if cards.is_empty() {
+                    self.spread_wilds(search, i + 1, jokers, left_twos, made)
+                } else {
+                    let new_canasta =
+                        !slot.canasta && (slot.len + j + t) as usize >= crate::meld::CANASTA_LEN;
+                    search.current.push(MeldSpec {
+                        target: slot.spec.target,
+                        cards,
+                    });
+                    let made = made + new_canasta as u8;
+                    let go_on = self.spread_wilds(search, i + 1, jokers - j, left_twos, made);
+                    search.current.pop();
+                    go_on
                 };
-                if !valid {
-                    continue;
+                if !go_on {
+                    return false;
                 }
-                current.push(MeldSpec {
-                    target: slot.target,
-                    cards,
-                });
-                self.spread_wilds(slots, i + 1, jokers - j, left_twos, current, emit);
-                current.pop();
             }
         }
+        true
     }
 }

@@ -248,9 +248,18 @@ mod tests {
     #[test]
     fn r_meld_1_shapes() {
         let r = rules();
-        assert_eq!(check_new(&r, &cc("KS KH KD")), Ok(MeldKind::Group(Rank::King)));
-        assert_eq!(check_new(&r, &cc("KS KH Jk")), Ok(MeldKind::Group(Rank::King)));
-        assert_eq!(check_new(&r, &cc("KS KH Jk 2C 2D")), Ok(MeldKind::Group(Rank::King)));
+        assert_eq!(
+            check_new(&r, &cc("KS KH KD")),
+            Ok(MeldKind::Group(Rank::King))
+        );
+        assert_eq!(
+            check_new(&r, &cc("KS KH Jk")),
+            Ok(MeldKind::Group(Rank::King))
+        );
+        assert_eq!(
+            check_new(&r, &cc("KS KH Jk 2C 2D")),
+            Ok(MeldKind::Group(Rank::King))
+        );
         assert_eq!(
             check_new(&r, &cc("KS KH")).unwrap_err().code(),
             "MELD_TOO_SMALL"
@@ -267,7 +276,10 @@ mod tests {
             check_new(&r, &cc("KS KH QS")).unwrap_err().code(),
             "MIXED_RANKS"
         );
-        assert_eq!(check_new(&r, &cc("3H 4H 4S")).unwrap_err().code(), "RED_THREE");
+        assert_eq!(
+            check_new(&r, &cc("3H 4H 4S")).unwrap_err().code(),
+            "RED_THREE"
+        );
     }
 
     #[test]
@@ -304,7 +316,9 @@ mod tests {
         let mut closed = r;
         closed.closed_canastas = true;
         assert_eq!(
-            check_addition(&closed, &meld, 0, &cc("7C")).unwrap_err().code(),
+            check_addition(&closed, &meld, 0, &cc("7C"))
+                .unwrap_err()
+                .code(),
             "CANASTA_CLOSED"
         );
         let six = Meld {
@@ -328,7 +342,10 @@ mod tests {
             check_new(&r, &cc("3S 3C Jk")).unwrap_err().code(),
             "BAD_BLACK_THREE_MELD"
         );
-        assert_eq!(check_new(&r, &cc("3S KS KH")).unwrap_err().code(), "WRONG_RANK");
+        assert_eq!(
+            check_new(&r, &cc("3S KS KH")).unwrap_err().code(),
+            "WRONG_RANK"
+        );
     }
 
     // R-MELD-7: no meld of wild cards only.

@@ -25,7 +25,12 @@ pub enum Preset {
 
 impl Preset {
     /// Every preset.
-    pub const ALL: [Preset; 4] = [Preset::Official, Preset::Wiener, Preset::Samba, Preset::Swiss];
+    pub const ALL: [Preset; 4] = [
+        Preset::Official,
+        Preset::Wiener,
+        Preset::Samba,
+        Preset::Swiss,
+    ];
 
     /// The preset's name as written on the wire and the command line.
     pub fn name(self) -> &'static str {
@@ -560,7 +565,11 @@ impl fmt::Display for RulesError {
             ),
             RulesError::UnknownOption(o) => {
                 let names: Vec<&str> = OPTION_DOCS.iter().map(|d| d.0).collect();
-                write!(f, "there is no option {o:?}: the options are {}", names.join(", "))
+                write!(
+                    f,
+                    "there is no option {o:?}: the options are {}",
+                    names.join(", ")
+                )
             }
             RulesError::BadValue { option, why } => write!(f, "option {option}: {why}"),
             RulesError::Players(why) => f.write_str(why),
@@ -692,7 +701,10 @@ impl Rules {
             ));
         }
         if !(1..=3).contains(&self.draw) {
-            return conflict(format!("draw={}: a player draws 1, 2 or 3 cards", self.draw));
+            return conflict(format!(
+                "draw={}: a player draws 1, 2 or 3 cards",
+                self.draw
+            ));
         }
         if !(1..=5).contains(&self.canastas_to_go_out) {
             return conflict(format!(
@@ -835,7 +847,10 @@ mod tests {
     fn contradictions_name_the_options() {
         let err = |spec: Result<RuleSpec, RulesError>| Rules::new(&spec.unwrap()).unwrap_err();
         let e = err(RuleSpec::new(Preset::Official, 4).with("decks", "3"));
-        assert!(e.to_string().contains("jokers=4") && e.to_string().contains("decks=3"), "{e}");
+        assert!(
+            e.to_string().contains("jokers=4") && e.to_string().contains("decks=3"),
+            "{e}"
+        );
         let e = err(RuleSpec::new(Preset::Official, 4).with("five_players", "each_alone"));
         assert!(e.to_string().contains("five_players"), "{e}");
         let e = err(RuleSpec::new(Preset::Official, 4).with("hand_size", "30"));
@@ -843,16 +858,19 @@ mod tests {
         let e = err(RuleSpec::new(Preset::Official, 4).with("red_three_scores", "0,100,200"));
         assert!(e.to_string().contains("red_three_scores"), "{e}");
         assert_eq!(e.code(), "OPTION_CONFLICT");
+        assert_eq!(Rules::official(7).unwrap_err().code(), "BAD_PLAYER_COUNT");
         assert_eq!(
-            Rules::official(7).unwrap_err().code(),
-            "BAD_PLAYER_COUNT"
-        );
-        assert_eq!(
-            RuleSpec::new(Preset::Official, 4).with("nope", "1").unwrap_err().code(),
+            RuleSpec::new(Preset::Official, 4)
+                .with("nope", "1")
+                .unwrap_err()
+                .code(),
             "UNKNOWN_OPTION"
         );
         assert_eq!(
-            RuleSpec::new(Preset::Official, 4).with("jokers", "many").unwrap_err().code(),
+            RuleSpec::new(Preset::Official, 4)
+                .with("jokers", "many")
+                .unwrap_err()
+                .code(),
             "BAD_OPTION_VALUE"
         );
     }

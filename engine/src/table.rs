@@ -101,39 +101,15 @@ impl Table {
     /// The seating the rules give (R-DEAL-2).
     pub fn new(rules: &Rules) -> Table {
         let players = rules.players;
-        let mut side_of = [Side(0); MAX_SEATS];
-        let (sides, rotation) = match (players, rules.five_players, rules.six_players) {
-            (4, _, _) => {
-                for s in 0..4 {
-                    side_of[s] = Side(s as u8 % 2);
-                }
-                (2, Rotation::None)
-            }
-            (5, FivePlayers::TwoSides, _) => {
-                for s in 0..5 {
-                    side_of[s] = Side(s as u8 % 2);
-                }
-                (2, Rotation::FiveTwoSides)
-            }
-            (6, _, SixPlayers::ThreePairs) => {
-                for s in 0..6 {
-                    side_of[s] = Side(s as u8 % 3);
-                }
-                (3, Rotation::None)
-            }
-            (6, _, SixPlayers::TwoTeamsOfThree) => {
-                for s in 0..6 {
-                    side_of[s] = Side(s as u8 % 2);
-                }
-                (2, Rotation::SixTwoTeams)
-            }
-            (n, _, _) => {
-                for s in 0..n as usize {
-                    side_of[s] = Side(s as u8);
-                }
-                (n, Rotation::None)
-            }
+        // Seats of one side sit every `spread` seats: partners opposite, sides alternating.
+        let (sides, spread, rotation) = match (players, rules.five_players, rules.six_players) {
+            (4, _, _) => (2, 2, Rotation::None),
+            (5, FivePlayers::TwoSides, _) => (2, 2, Rotation::FiveTwoSides),
+            (6, _, SixPlayers::ThreePairs) => (3, 3, Rotation::None),
+            (6, _, SixPlayers::TwoTeamsOfThree) => (2, 2, Rotation::SixTwoTeams),
+            (n, _, _) => (n, n, Rotation::None),
         };
+        let side_of = std::array::from_fn(|s| Side(s as u8 % spread));
         Table {
             players,
             sides,

@@ -249,6 +249,7 @@ impl View {
             pile_blocked: self.pile_blocked,
             stock_len: self.stock_len as usize,
             partner,
+            melded_before: sv.melded_before,
             turn: self.turn,
         }))
     }

@@ -40,7 +40,7 @@ pub enum PlayError {
         /// The bot's name.
         bot: String,
         /// The action.
-        action: Action,
+        action: Box<Action>,
         /// Why it is illegal.
         error: crate::RuleError,
     },
@@ -54,7 +54,9 @@ impl std::fmt::Display for PlayError {
             PlayError::Illegal { bot, action, error } => {
                 write!(f, "bot {bot} chose an illegal action ({action}): {error}")
             }
-            PlayError::DealLimit => f.write_str("the deal limit was reached before the match ended"),
+            PlayError::DealLimit => {
+                f.write_str("the deal limit was reached before the match ended")
+            }
         }
     }
 }
@@ -84,7 +86,7 @@ pub fn play(
         if let Err(error) = game.apply_into(seat, &action, &mut events) {
             return Err(PlayError::Illegal {
                 bot: bot.name().to_string(),
-                action,
+                action: Box::new(action),
                 error,
             });
         }

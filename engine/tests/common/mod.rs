@@ -33,7 +33,13 @@ pub fn spec(players: u8, options: &[(&str, &str)]) -> RuleSpec {
 /// A prearranged game. `hands[s]` is seat `s`'s hand (filled up with unpaired naturals if
 /// short; `""` for all fillers), `pile` the upcards bottom first, `stock` the stock's top
 /// cards, top first. The dealer is the last seat of the first deal, so seat 0 plays first.
-pub fn arranged(players: u8, options: &[(&str, &str)], hands: &[&str], pile: &str, stock: &str) -> Game {
+pub fn arranged(
+    players: u8,
+    options: &[(&str, &str)],
+    hands: &[&str],
+    pile: &str,
+    stock: &str,
+) -> Game {
     arranged_with(spec(players, options), hands, pile, stock, vec![])
 }
 
@@ -127,12 +133,20 @@ pub fn act(game: &mut Game, seat: u8, action: Action) -> Vec<Event> {
 pub fn refuse(game: &mut Game, seat: u8, action: Action, code: &str) -> String {
     let hash = game.state_hash();
     let view = game.view(Viewer::Referee);
-    let err = game
-        .apply(Seat(seat), &action)
-        .expect_err(&format!("seat {seat}: {action} should be refused with {code}"));
+    let err = game.apply(Seat(seat), &action).expect_err(&format!(
+        "seat {seat}: {action} should be refused with {code}"
+    ));
     assert_eq!(err.code(), code, "{err}");
-    assert_eq!(game.state_hash(), hash, "a refused action changed the state");
-    assert_eq!(game.view(Viewer::Referee), view, "a refused action changed the state");
+    assert_eq!(
+        game.state_hash(),
+        hash,
+        "a refused action changed the state"
+    );
+    assert_eq!(
+        game.view(Viewer::Referee),
+        view,
+        "a refused action changed the state"
+    );
     err.to_string()
 }
 
