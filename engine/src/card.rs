@@ -422,19 +422,34 @@ impl CardCounts {
 
     /// Adds every card of `other` (counts stop at 255).
     pub fn add_all(&mut self, other: &CardCounts) {
-        for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
-            *a = a.saturating_add(*b);
+        if self.len + other.len <= 255 {
+            // No count can pass 255: a plain element-wise add.
+            for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
+                *a += *b;
+            }
+            self.len += other.len;
+        } else {
+            for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
+                *a = a.saturating_add(*b);
+            }
+            self.recount();
         }
-        self.recount();
     }
 
     /// Removes every card of `other`; cards of `other` not here (check with
     /// [`Self::contains`]) are ignored.
     pub fn remove_all(&mut self, other: &CardCounts) {
-        for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
-            *a = a.saturating_sub(*b);
+        if self.contains(other) {
+            for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
+                *a -= *b;
+            }
+            self.len -= other.len;
+        } else {
+            for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
+                *a = a.saturating_sub(*b);
+            }
+            self.recount();
         }
-        self.recount();
     }
 
     fn recount(&mut self) {

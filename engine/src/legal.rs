@@ -31,7 +31,7 @@ use crate::error::RuleError;
 use crate::game::Phase;
 use crate::meld::{
     CanastaKind, Meld, MeldId, MeldKind, canasta_of, check_addition, check_fits,
-    check_group_counts, check_new, kind_of_new,
+    check_group_counts, check_growth, check_new, kind_of_new,
 };
 use crate::rules::Rules;
 use crate::table::Seat;
@@ -338,13 +338,39 @@ impl Slot {
 /// The state of a search for going-out splits.
 struct Spread<'s, 'e> {
     slots: &'s [Slot],
+    /// The twos to hand out, canonical suits first.
+    twos: CardCounts,
     /// Search steps left before giving up, when only one split is wanted (a convenience that
     /// must never cost much; every such going out is also reached by meld steps).
     budget: Option<u32>,
     /// New canastas the split must make.
     wanted: u8,
-    current: &'s mut SmallVec<[MeldSpec; 8]>,
+    /// Jokers and twos given to each slot so far.
+    wilds: SmallVec<[(u8, u8); 12]>,
     emit: &'e mut dyn FnMut(&[MeldSpec]) -> bool,
+}
+
+impl Spread<'_, '_> {
+    /// Builds the melds of the split found and hands them to `emit`.
+    fn emit_current(&mut self) -> bool {
+        let mut twos = self.twos;
+        let mut specs: SmallVec<[MeldSpec; 8]> = SmallVec::new();
+        for (slot, &(j, t)) in self.slots.iter().zip(self.wilds.iter()) {
+            let mut cards = slot.spec.cards;
+            if j + t == 0 && cards.is_empty() {
+                continue;
+            }
+            cards.add_n(Card::JOKER, j);
+            let these = pick(&twos, Rank::Two, t);
+            twos.remove_all(&these);
+            cards.add_all(&these);
+            specs.push(MeldSpec {
+                target: slot.spec.target,
+                cards,
+            });
+        }
+        (self.emit)(&specs)
+    }
 }
 
 /// One meld of an initial-meld search: `n` naturals of `rank` from the hand, `j` jokers and `t`
@@ -455,13 +481,23 @@ impl<'a> Ctx<'a> {
             if s.cards.is_empty() {
                 return Err(RuleError::EmptyMeld);
             }
-            for (card, n) in s.cards.iter_kinds() {
-                let held = avail.count(card);
-                if total.count(card) as u16 + n as u16 > held as u16 {
-                    return Err(RuleError::CardNotHeld { card, held });
-                }
+            // Said first: the player may think he holds one, but it was laid out (R-RED-6).
+            if s.cards.red_threes() > 0 {
+                return Err(RuleError::RedThree);
             }
-            total.add_all(&s.cards);
+            let mut with = total;
+            with.add_all(&s.cards);
+            // A sum that stopped at 255 names more cards than any hand holds.
+            if with.len() != total.len() + s.cards.len() || !avail.contains(&with) {
+                let (card, held) = s
+                    .cards
+                    .iter_kinds()
+                    .find(|&(c, n)| total.count(c) as u16 + n as u16 > avail.count(c) as u16)
+                    .map(|(c, _)| (c, avail.count(c)))
+                    .expect("some card is missing");
+                return Err(RuleError::CardNotHeld { card, held });
+            }
+            total = with;
         }
         let (mut canastas, mut natural_canastas) = canasta_counts(self.melds);
         let mut tally = |before: Option<CanastaKind>, after: Option<CanastaKind>| {
@@ -717,11 +753,13 @@ impl<'a> Ctx<'a> {
                     self.push_steps(out);
                 } else {
                     let hand = self.hand;
-                    self.initial_sets(hand, None, &mut |specs| {
-                        let a = Action::Meld {
-                            melds: specs.iter().copied().collect(),
-                        };
-                        if self.check(&a).is_ok() {
+                    self.initial_sets(hand, None, &mut |specs, used| {
+                        // R-TURN-2: a meld keeps two cards; going out is listed apart.
+                        if hand.len() - used >= 2 {
+                            let a = Action::Meld {
+                                melds: specs.iter().copied().collect(),
+                            };
+                            debug_assert_eq!(self.check(&a), Ok(()), "{a}");
                             out.push(a);
                         }
                     });
@@ -743,19 +781,26 @@ impl<'a> Ctx<'a> {
         if self.top_blocks(top) || !top.is_natural() {
             return;
         }
-        let push = |out: &mut Vec<Action>, target: MeldTarget, cards: CardCounts| {
-            let a = Action::TakePile {
-                top: TopMeld { target, cards },
-                melds: MeldBatch::new(),
-            };
-            if self.check(&a).is_ok() {
+        if self.rules.one_card_pile_rule && self.hand.len() == 1 && self.pile.len() == 1 {
+            return;
+        }
+        let rest = &self.pile[..self.pile.len() - 1];
+        let picked_up = rest.len() - rest.iter().filter(|c| c.is_red_three()).count();
+        // Cards left after laying `used` hand cards; below two, the player must be able to go
+        // out at once, which the full check decides (rare).
+        let keeps_two = |used: usize| self.hand.len() - used + picked_up >= 2;
+        let push = |out: &mut Vec<Action>, a: Action, used: usize| {
+            if keeps_two(used) {
+                debug_assert_eq!(self.check(&a), Ok(()), "{a}");
+                out.push(a);
+            } else if self.check(&a).is_ok() {
                 out.push(a);
             }
         };
         let rank = top.rank();
         if !self.side_melded {
             let hand = self.hand;
-            self.initial_sets(hand, Some(top), &mut |specs| {
+            self.initial_sets(hand, Some(top), &mut |specs, used| {
                 let a = Action::TakePile {
                     top: TopMeld {
                         target: MeldTarget::New,
@@ -763,35 +808,41 @@ impl<'a> Ctx<'a> {
                     },
                     melds: specs[1..].iter().copied().collect(),
                 };
-                if self.check(&a).is_ok() {
-                    out.push(a);
-                }
+                push(out, a, used);
             });
             return;
         }
         let hand = self.hand;
         let naturals = hand.rank_count(rank);
         let frozen = self.frozen_for_me();
+        let take = |target, cards: CardCounts| Action::TakePile {
+            top: TopMeld { target, cards },
+            melds: MeldBatch::new(),
+        };
         if let Some(id) = self.group_of(rank) {
+            let meld = &self.melds[id];
             let target = MeldTarget::Existing(id as u8);
-            if frozen {
-                if naturals >= 2 {
-                    push(out, target, pick(hand, rank, 2));
-                }
-            } else {
-                push(out, target, CardCounts::new());
+            let hand_naturals = if frozen { 2 } else { 0 };
+            if (!frozen || naturals >= 2)
+                && check_growth(self.rules, meld, id as u8, hand_naturals + 1, 0).is_ok()
+            {
+                let cards = pick(hand, rank, hand_naturals);
+                push(out, take(target, cards), hand_naturals as usize);
             }
         } else {
-            if naturals >= 2 {
-                push(out, MeldTarget::New, pick(hand, rank, 2));
+            if naturals >= 2 && check_group_counts(self.rules, rank, 3, 0).is_ok() {
+                push(out, take(MeldTarget::New, pick(hand, rank, 2)), 2);
             }
-            if !frozen && naturals >= 1 {
+            if !frozen && naturals >= 1 && check_group_counts(self.rules, rank, 2, 1).is_ok() {
                 let one = pick(hand, rank, 1);
-                if hand.jokers() > 0 {
-                    push(out, MeldTarget::New, plus(&one, &single(Card::JOKER)));
-                }
-                if hand.twos() > 0 {
-                    push(out, MeldTarget::New, plus(&one, &pick(hand, Rank::Two, 1)));
+                for wild in [
+                    (hand.jokers() > 0).then_some(Card::JOKER),
+                    hand.any_of_rank(Rank::Two),
+                ]
+                .into_iter()
+                .flatten()
+                {
+                    push(out, take(MeldTarget::New, plus(&one, &single(wild))), 2);
                 }
             }
         }
@@ -800,8 +851,10 @@ impl<'a> Ctx<'a> {
     /// Single meld steps of a side that has melded: a new meld of three, or one card added.
     fn push_steps(&self, out: &mut Vec<Action>) {
         let hand = self.hand;
-        let one_meld = |spec: MeldSpec| Action::Meld {
-            melds: std::iter::once(spec).collect(),
+        let one_meld = |spec: MeldSpec| {
+            let mut melds = MeldBatch::new();
+            melds.push(spec);
+            Action::Meld { melds }
         };
         let wild_cards = [
             (hand.jokers() > 0).then_some(Card::JOKER),
@@ -832,9 +885,9 @@ impl<'a> Ctx<'a> {
                     .into_iter()
                     .flatten()
                 {
-                    let cards = single(card);
-                    if check_addition(self.rules, meld, id as u8, &cards).is_ok() {
-                        out.push(one_meld(MeldSpec::add_to(id as u8, cards)));
+                    let natural = !card.is_wild() as u8;
+                    if check_growth(self.rules, meld, id as u8, natural, 1 - natural).is_ok() {
+                        out.push(one_meld(MeldSpec::add_to(id as u8, single(card))));
                     }
                 }
             }
@@ -848,7 +901,7 @@ impl<'a> Ctx<'a> {
         &self,
         avail: &CardCounts,
         top: Option<Card>,
-        emit: &mut dyn FnMut(&[MeldSpec]),
+        emit: &mut dyn FnMut(&[MeldSpec], usize),
     ) {
         let mut ranks: SmallVec<[Rank; 12]> = SmallVec::new();
         let take_rank = top.map(|t| t.rank());
@@ -872,6 +925,7 @@ impl<'a> Ctx<'a> {
             u32::MAX,
             &mut chosen,
             &mut |choices| {
+                let used = choices.iter().map(|c| (c.n + c.j + c.t) as usize).sum();
                 let mut left = *avail;
                 let specs: SmallVec<[MeldSpec; 4]> = choices
                     .iter()
@@ -883,7 +937,7 @@ impl<'a> Ctx<'a> {
                         MeldSpec::new_meld(cards)
                     })
                     .collect();
-                emit(&specs);
+                emit(&specs, used);
             },
         );
     }
@@ -1141,16 +1195,15 @@ impl<'a> Ctx<'a> {
         {
             return;
         }
-        let twos = pick(rest, Rank::Two, rest.twos());
-        let mut current: SmallVec<[MeldSpec; 8]> = SmallVec::new();
         let mut search = Spread {
             slots: &slots,
+            twos: pick(rest, Rank::Two, rest.twos()),
             budget: (!every).then_some(20_000),
             wanted,
-            current: &mut current,
+            wilds: smallvec::smallvec![(0, 0); slots.len()],
             emit,
         };
-        self.spread_wilds(&mut search, 0, rest.jokers(), twos, 0);
+        self.spread_wilds(&mut search, 0, rest.jokers(), rest.twos(), 0);
     }
 
     /// How many more wild cards a group of `rank` with `naturals` and `wilds` may take.
@@ -1167,7 +1220,7 @@ impl<'a> Ctx<'a> {
         search: &mut Spread<'_, '_>,
         i: usize,
         jokers: u8,
-        twos: CardCounts,
+        twos: u8,
         made: u8,
     ) -> bool {
         if let Some(b) = &mut search.budget {
@@ -1176,46 +1229,30 @@ impl<'a> Ctx<'a> {
             }
             *b -= 1;
         }
-        let Some(&slot) = search.slots.get(i) else {
-            return if jokers == 0 && twos.is_empty() && made >= search.wanted {
-                (search.emit)(search.current)
+        let Some(slot) = search.slots.get(i) else {
+            return if jokers == 0 && twos == 0 && made >= search.wanted {
+                search.emit_current()
             } else {
                 true
             };
         };
-        let left = jokers as u16 + twos.len() as u16;
+        let left = jokers as u16 + twos as u16;
         if left < slot.need_after
             || left > slot.cap_after
             || made + slot.canastas_after < search.wanted
         {
             return true;
         }
-        for j in 0..=jokers.min(slot.cap) {
-            for t in 0..=(twos.len() as u8).min(slot.cap - j) {
-                if j + t < slot.need {
+        let (cap, need, len, canasta) = (slot.cap, slot.need, slot.len, slot.canasta);
+        for j in 0..=jokers.min(cap) {
+            for t in 0..=twos.min(cap - j) {
+                if j + t < need {
                     continue;
                 }
-                let mut cards = slot.spec.cards;
-                cards.add_n(Card::JOKER, j);
-                let these_twos = pick(&twos, Rank::Two, t);
-                cards.add_all(&these_twos);
-                let mut left_twos = twos;
-                left_twos.remove_all(&these_twos);
-                let go_on = if cards.is_empty() {
-                    self.spread_wilds(search, i + 1, jokers, left_twos, made)
-                } else {
-                    let new_canasta =
-                        !slot.canasta && (slot.len + j + t) as usize >= crate::meld::CANASTA_LEN;
-                    search.current.push(MeldSpec {
-                        target: slot.spec.target,
-                        cards,
-                    });
-                    let made = made + new_canasta as u8;
-                    let go_on = self.spread_wilds(search, i + 1, jokers - j, left_twos, made);
-                    search.current.pop();
-                    go_on
-                };
-                if !go_on {
+                let new_canasta = !canasta && (len + j + t) as usize >= crate::meld::CANASTA_LEN;
+                search.wilds[i] = (j, t);
+                let made = made + new_canasta as u8;
+                if !self.spread_wilds(search, i + 1, jokers - j, twos - t, made) {
                     return false;
                 }
             }

@@ -210,17 +210,37 @@ pub fn check_addition(
     if added.is_empty() {
         return Err(RuleError::EmptyMeld);
     }
-    if meld.kind == MeldKind::BlackThrees {
-        return Err(RuleError::BlackThreesOnlyGoingOut);
-    }
     check_fits(meld.kind, added)?;
-    if rules.closed_canastas && meld.is_canasta() {
-        return Err(RuleError::CanastaClosed { meld: id });
-    }
+    let naturals = meld.rank().map_or(0, |r| added.rank_count(r));
+    check_growth(rules, meld, id, naturals, added.wilds())?;
     let mut after = meld.cards;
     after.add_all(added);
-    check_shape(rules, meld.kind, &after)?;
     Ok(after)
+}
+
+/// Checks that `meld` may take this many more natural cards of its rank and wild cards: the
+/// rules of [`check_addition`] once the cards are known to fit.
+pub fn check_growth(
+    rules: &Rules,
+    meld: &Meld,
+    id: MeldId,
+    naturals: u8,
+    wilds: u8,
+) -> Result<(), RuleError> {
+    match meld.kind {
+        MeldKind::BlackThrees => Err(RuleError::BlackThreesOnlyGoingOut),
+        MeldKind::Group(rank) => {
+            if rules.closed_canastas && meld.is_canasta() {
+                return Err(RuleError::CanastaClosed { meld: id });
+            }
+            check_group_counts(
+                rules,
+                rank,
+                meld.cards.rank_count(rank).saturating_add(naturals),
+                meld.wilds().saturating_add(wilds),
+            )
+        }
+    }
 }
 
 /// Checks the cards of a new meld and returns its kind.

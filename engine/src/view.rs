@@ -154,8 +154,12 @@ impl Game {
     /// a loop without allocating.
     pub fn view_into(&self, viewer: Viewer, out: &mut View) {
         let table = self.table();
+        if out.rules != *self.rules() {
+            // A view of another game: its sides' members do not apply.
+            out.sides.clear();
+            out.rules = *self.rules();
+        }
         out.viewer = viewer;
-        out.rules = *self.rules();
         out.deal = self.deal_number();
         out.phase = self.phase();
         out.to_act = self.to_act();
@@ -182,8 +186,10 @@ impl Game {
             let side = Side(s);
             let melds = self.melds(side);
             let fill = |sv: &mut SideView| {
-                sv.side = side;
-                sv.members = table.members(side).collect();
+                if sv.side != side || sv.members.is_empty() {
+                    sv.side = side;
+                    sv.members = table.members(side).collect();
+                }
                 sv.melds.clear();
                 sv.melds.extend_from_slice(melds);
                 sv.melded = self.side_melded(side);

@@ -996,9 +996,9 @@ fn r_red_6_red_three_never_discarded_or_melded() {
         go_out(&[new_meld("KS KH KD")], Some("3D")),
         "RED_THREE",
     );
-    // Not held: a meld naming a red three is refused before its shape is judged.
-    refuse(&mut g, 0, meld(&[new_meld("KS KH KD 3H")]), "CARD_NOT_HELD");
-    refuse(&mut g, 0, meld(&[new_meld("3H 3D 3D")]), "CARD_NOT_HELD");
+    // A meld naming a red three is refused as such, before the cards held are counted.
+    refuse(&mut g, 0, meld(&[new_meld("KS KH KD 3H")]), "RED_THREE");
+    refuse(&mut g, 0, meld(&[new_meld("3H 3D 3D")]), "RED_THREE");
     assert!(
         !legal(&g)
             .iter()
