@@ -1260,3 +1260,71 @@ impl<'a> Ctx<'a> {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::card::parse_cards;
+
+    fn hand(text: &str) -> CardCounts {
+        CardCounts::from_cards(parse_cards(text).unwrap())
+    }
+
+    fn ctx<'a>(rules: &'a Rules, hand: &'a CardCounts, pile: &'a [Card]) -> Ctx<'a> {
+        Ctx {
+            rules,
+            seat: Seat(0),
+            phase: Phase::Draw,
+            hand,
+            melds: &[],
+            side_melded: true,
+            minimum: 50,
+            pile,
+            pile_frozen: false,
+            pile_blocked: false,
+            stock_len: 10,
+            partner: Some(Seat(2)),
+            melded_before: false,
+            turn: TurnFlags::default(),
+        }
+    }
+
+    // R-PILE-8: a play can never meet an empty pile at a draw (every turn ends with a discard
+    // or ends the deal), but the check still answers it.
+    #[test]
+    fn r_pile_8_empty_pile_cannot_be_taken() {
+        let rules = Rules::official(4).unwrap();
+        let h = hand("KS KH QS");
+        let c = ctx(&rules, &h, &[]);
+        let take = Action::TakePile {
+            top: TopMeld {
+                target: MeldTarget::New,
+                cards: hand("KS KH"),
+            },
+            melds: MeldBatch::new(),
+        };
+        assert_eq!(c.check(&take).unwrap_err().code(), "PILE_EMPTY");
+        let mut out = Vec::new();
+        c.enumerate(&mut out);
+        assert_eq!(out, vec![Action::DrawStock]);
+    }
+
+    // The enumerator's fast paths agree with the full check on every action they list.
+    #[test]
+    fn listed_takes_pass_the_full_check() {
+        let rules = Rules::official(4).unwrap();
+        let h = hand("KS KH Jk 2C 5D");
+        let pile = parse_cards("9C 4S KD").unwrap();
+        let c = ctx(&rules, &h, &pile);
+        let mut out = Vec::new();
+        c.enumerate(&mut out);
+        let takes = out
+            .iter()
+            .filter(|a| matches!(a, Action::TakePile { .. }))
+            .count();
+        assert_eq!(takes, 3, "{out:?}");
+        for a in &out {
+            assert_eq!(c.check(a), Ok(()), "{a}");
+        }
+    }
+}

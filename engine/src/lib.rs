@@ -69,3 +69,8 @@ pub use rules::{Preset, RuleSpec, Rules, RulesError};
 pub use score::{DealEnd, DealScore, SideScore};
 pub use table::{Seat, Side};
 pub use view::{View, Viewer, redact};
+
+/// The README's example, compiled and run as a doc test so it stays true.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
