@@ -17,6 +17,10 @@ pub struct Arrangement {
     pub pile: Vec<Card>,
     /// The top cards of the stock after the upcards, top first.
     pub stock: Vec<Card>,
+    /// Under rules where the cutter keeps the wild cards the cut shows (R-DEAL-6, Swiss): the
+    /// wild cards he keeps, in the order the cut shows them. His entry in `hands` then lists
+    /// only the cards dealt to him.
+    pub cut: Vec<Card>,
 }
 
 impl Arrangement {
@@ -48,13 +52,40 @@ impl Arrangement {
         }
         self.pile.iter().try_for_each(|&c| take(c))?;
         self.stock.iter().try_for_each(|&c| take(c))?;
-        let mut fillers = filler_order(&left).into_iter();
+        self.cut.iter().try_for_each(|&c| take(c))?;
         let n = chairs.len();
+        let cutter_chair = (dealer_chair + n - 1) % n;
+        if !self.cut.is_empty() {
+            if !rules.cut_keeps_wilds {
+                return Err("these rules have no cut that keeps wild cards".into());
+            }
+            if self.cut.iter().any(|c| !c.is_wild()) || self.cut.len() > rules.hand_size as usize {
+                return Err("the cut keeps wild cards only, at most a hand of them".into());
+            }
+        }
+        // Cards dealt to each chair: the cutter gets as many fewer as he kept.
+        let dealt = |chair: usize| {
+            let kept = if chair == cutter_chair {
+                self.cut.len()
+            } else {
+                0
+            };
+            rules.hand_size as usize - kept
+        };
+        let mut fillers = filler_order(&left).into_iter();
         let mut hands: Vec<Vec<Card>> = Vec::new();
         for chair in 0..n {
             let seat = chairs.seat(chair);
             let mut h = self.hands.get(seat.index()).cloned().unwrap_or_default();
-            while h.len() < rules.hand_size as usize {
+            if h.len() > dealt(chair) {
+                return Err(format!(
+                    "seat {} is given {} cards, but {} are dealt to him",
+                    seat.0,
+                    h.len(),
+                    dealt(chair)
+                ));
+            }
+            while h.len() < dealt(chair) {
                 h.push(
                     fillers
                         .next()
@@ -71,18 +102,29 @@ impl Arrangement {
             }
         }
         let mut deck = Vec::with_capacity(rules.pack_size());
-        // One card at a time, clockwise from the dealer's left.
+        // One card at a time, clockwise from the dealer's left, to every hand not yet full.
         let mut by_chair: Vec<_> = (1..=n)
             .map(|k| hands[(dealer_chair + k) % n].iter())
             .collect();
         for _ in 0..rules.hand_size {
             for cards in by_chair.iter_mut() {
-                deck.push(*cards.next().expect("every hand was filled"));
+                if let Some(&c) = cards.next() {
+                    deck.push(c);
+                }
             }
         }
         deck.extend(&self.pile);
         deck.extend(&self.stock);
         deck.extend(fillers);
+        if rules.cut_keeps_wilds {
+            // The cut keeps the wild cards at the bottom: put a natural card last, under the
+            // kept ones, so the cut shows exactly those.
+            if let Some(i) = deck.iter().rposition(|c| !c.is_wild()) {
+                let c = deck.remove(i);
+                deck.push(c);
+            }
+            deck.extend(self.cut.iter().rev());
+        }
         Ok(deck)
     }
 }
@@ -145,6 +187,7 @@ mod tests {
             ],
             pile: parse_cards("2C 7D").unwrap(),
             stock: parse_cards("AS AH").unwrap(),
+            cut: vec![],
         };
         let deck = arr.deck(&rules, 0, Seat(3)).unwrap();
         assert_eq!(deck.len(), 108);

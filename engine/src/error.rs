@@ -183,6 +183,29 @@ pub enum RuleError {
     AlreadyAsked,
     /// The partner must be asked after drawing from the stock and before melding.
     AskTooLate,
+    /// Cards that are not three to seven consecutive naturals of one suit (R-SAMBA-3).
+    NotASequence,
+    /// A natural card offered to a meld of wild cards.
+    NotWild {
+        /// The card.
+        card: Card,
+    },
+    /// No wild card may be added to a canasta (R-SAMBA-4).
+    NoWildOnCanasta {
+        /// The canasta's meld number.
+        meld: u8,
+    },
+    /// The pile may not be taken this way under these rules (R-SAMBA-5).
+    PileTakeForbidden {
+        /// The top card.
+        top: Card,
+        /// What the rules forbid, for the message.
+        why: &'static str,
+    },
+    /// No melding after taking the pile under these rules (Swiss).
+    NoMeldAfterTake,
+    /// Going out must end with a discard under these rules (Swiss).
+    GoOutNeedsDiscard,
     /// Discarding the last card is going out: use the go-out action.
     DiscardLastCard {
         /// True if the side may go out now.
@@ -233,6 +256,12 @@ impl RuleError {
             AlreadyAsked => "ALREADY_ASKED",
             AskTooLate => "ASK_TOO_LATE",
             DiscardLastCard { .. } => "DISCARD_LAST_CARD",
+            NotASequence => "NOT_A_SEQUENCE",
+            NotWild { .. } => "NOT_WILD",
+            NoWildOnCanasta { .. } => "NO_WILD_ON_CANASTA",
+            PileTakeForbidden { .. } => "PILE_TAKE_FORBIDDEN",
+            NoMeldAfterTake => "NO_MELD_AFTER_TAKE",
+            GoOutNeedsDiscard => "GO_OUT_NEEDS_DISCARD",
         }
     }
 
@@ -276,6 +305,12 @@ impl RuleError {
         "ALREADY_ASKED",
         "ASK_TOO_LATE",
         "DISCARD_LAST_CARD",
+        "NOT_A_SEQUENCE",
+        "NOT_WILD",
+        "NO_WILD_ON_CANASTA",
+        "PILE_TAKE_FORBIDDEN",
+        "NO_MELD_AFTER_TAKE",
+        "GO_OUT_NEEDS_DISCARD",
     ];
 }
 
@@ -438,6 +473,26 @@ impl fmt::Display for RuleError {
             AlreadyAsked => f.write_str("you have asked your partner already this turn"),
             AskTooLate => f.write_str(
                 "ask your partner after drawing from the stock and before melding anything this turn",
+            ),
+            NotASequence => f.write_str(
+                "a sequence is three to seven consecutive natural cards of one suit, four to ace, with no wild card",
+            ),
+            NotWild { card } => write!(
+                f,
+                "the {card} cannot go into a meld of wild cards: it takes jokers and twos only"
+            ),
+            NoWildOnCanasta { meld } => write!(
+                f,
+                "meld {meld} is a canasta, and no wild card may be added to a canasta under these rules: add natural cards"
+            ),
+            PileTakeForbidden { top, why } => {
+                write!(f, "you cannot take the pile that way ({why}): meld the {top} with a natural pair from your hand, or draw from the stock")
+            }
+            NoMeldAfterTake => f.write_str(
+                "after taking the pile you may not meld again this turn, except cards of a canasta's rank onto that canasta: discard now",
+            ),
+            GoOutNeedsDiscard => f.write_str(
+                "going out must end with a discard under these rules: keep one card to discard",
             ),
             DiscardLastCard { could_go_out } => {
                 if *could_go_out {

@@ -48,6 +48,8 @@ pub struct DealStart {
     pub hand_sizes: Vec<u8>,
     /// The cards turned to start the pile, bottom first (R-DEAL-5).
     pub pile: Vec<Card>,
+    /// The cutter and the wild cards he kept from the cut, shown to all (R-DEAL-6, Swiss).
+    pub cut: Option<(Seat, Vec<Card>)>,
     /// Cards left in the stock.
     pub stock: u32,
     /// Each side's initial-meld minimum for this deal (R-INIT-1).

@@ -13,8 +13,9 @@ use crate::card::{Card, CardCounts, pack};
 use crate::error::RuleError;
 use crate::event::{DealFinish, DealStart, Event, Placed, PlacedList, RedThreeSource};
 use crate::legal::{Ask, Ctx, LegalChoices, TurnFlags};
-use crate::meld::{Meld, kind_of_new};
+use crate::meld::{Meld, MeldKind, check_growth, kind_of_new};
 use crate::rng::Xoshiro256;
+use crate::rules::StopRule;
 use crate::rules::{RuleSpec, Rules, RulesError};
 use crate::score::{DealEnd, DealFacts, DealScore, score_deal};
 use crate::table::{Chairs, MAX_SEATS, Seat, Side, Table};
@@ -542,13 +543,18 @@ impl Game {
 
     /// R-OUT-4: no meld in an earlier turn, nothing added to another seat's meld, and a canasta
     /// of one's own.
+    /// R-OUT-4: no meld in an earlier turn, nothing added to another seat's meld, and a canasta
+    /// of one's own, or none where the rules give a concealed bonus without one (Wiener); where
+    /// the rules say so, not in a turn that took the pile.
     fn is_concealed(&self, seat: Seat) -> bool {
         let side = self.table.side_of(seat).index();
+        let own_canasta = self.d.melds[side]
+            .iter()
+            .any(|m| m.creator == seat && m.is_canasta());
         !self.d.melded_before[seat.index()]
             && !self.d.turn_flags.foreign
-            && self.d.melds[side]
-                .iter()
-                .any(|m| m.creator == seat && m.is_canasta())
+            && (self.rules.concealed_bonus_after_take || !self.d.turn_flags.took_pile)
+            && (own_canasta || self.rules.concealed_without_canasta_bonus.is_some())
     }
 
     /// Lays checked melds from the seat's hand.
@@ -560,7 +566,8 @@ impl Game {
             let melds = &mut self.d.melds[side];
             let (id, new) = match spec.target {
                 MeldTarget::New => {
-                    let kind = kind_of_new(&spec.cards).expect("checked before laying");
+                    let kind =
+                        kind_of_new(&self.rules, &spec.cards).expect("checked before laying");
                     melds.push(Meld {
                         kind,
                         cards: spec.cards,
@@ -639,14 +646,41 @@ impl Game {
         if card.is_wild() {
             self.d.pile_frozen = true;
         }
-        // R-TURN-4: a wild card or a black three on top blocks the pile for the next player.
-        self.d.pile_blocked = card.is_wild() || card.is_black_three();
+        // R-TURN-4: a wild card or a black three on top blocks the pile for the next player,
+        // and so, under some rules, does a card that matches a canasta.
+        self.d.pile_blocked = card.is_wild() || card.is_black_three() || self.stops(seat, card);
         ev.push(Event::Discarded {
             seat,
             card,
             blocks: self.d.pile_blocked,
             frozen: self.d.pile_frozen,
         });
+    }
+
+    /// The stop rules of the presets (R-TURN-4): Wiener, a card the next opponent could add to
+    /// one of his completed canastas; Swiss, a card of a rank of which a canasta lies on the
+    /// table.
+    fn stops(&self, seat: Seat, card: Card) -> bool {
+        if !card.is_natural() {
+            return false;
+        }
+        let matches = |m: &Meld| m.rank() == Some(card.rank()) && m.is_canasta();
+        match self.rules.stop_rule {
+            StopRule::BlackThrees => false,
+            StopRule::Wiener => {
+                let chair = self.d.chairs.chair_of(seat).expect("the discarder plays");
+                let next = self.d.chairs.seat(chair + 1);
+                let side = self.table.side_of(next);
+                side != self.table.side_of(seat)
+                    && self.d.melds[side.index()]
+                        .iter()
+                        .enumerate()
+                        .any(|(id, m)| {
+                            matches(m) && check_growth(&self.rules, m, id as u8, 1, 0).is_ok()
+                        })
+            }
+            StopRule::Swiss => self.d.melds.iter().flatten().any(matches),
+        }
     }
 
     /// Draws `n` cards from the stock into the seat's hand; red threes are laid and replaced
@@ -767,12 +801,36 @@ impl Game {
         for s in 0..self.table.sides() as usize {
             d.minimums[s] = rules.minimum_for(self.scores[s]);
         }
+        // R-DEAL-6: the player before the dealer cuts and keeps the wild cards the cut shows:
+        // the bottom cards of the deck once cut. A seeded deck is cut at a random place first; a
+        // prearranged deck is given as it lies after the cut.
+        let mut order = order;
+        let mut cut = None;
+        if rules.cut_keeps_wilds {
+            if self.card_orders.get(self.deal_no as usize).is_none() {
+                let at = Xoshiro256::for_cut(self.seed, self.deal_no).below(order.len() as u64 - 1);
+                order.rotate_left(at as usize + 1);
+            }
+            let cutter = chairs.seat(d.dealer as usize + n - 1);
+            let mut kept = Vec::new();
+            while kept.len() < rules.hand_size as usize
+                && let Some(&card) = order.last()
+                && card.is_wild()
+            {
+                order.pop();
+                d.hands[cutter.index()].add(card);
+                kept.push(card);
+            }
+            cut = Some((cutter, kept));
+        }
         let mut next = 0;
         for _ in 0..rules.hand_size {
             for k in 1..=n {
                 let seat = chairs.seat(d.dealer as usize + k);
-                d.hands[seat.index()].add(order[next]);
-                next += 1;
+                if d.hands[seat.index()].len() < rules.hand_size as usize {
+                    d.hands[seat.index()].add(order[next]);
+                    next += 1;
+                }
             }
         }
         d.stock.clear();
@@ -801,6 +859,7 @@ impl Game {
                 .map(|s| if in_deal(s) { rules.hand_size } else { 0 })
                 .collect(),
             pile: d.pile.clone(),
+            cut,
             stock: d.stock.len() as u32,
             minimums: d.minimums[..self.table.sides() as usize].to_vec(),
         })));
@@ -888,8 +947,10 @@ impl Game {
             h.u32(d.melds[side].len() as u32);
             for m in &d.melds[side] {
                 h.u8(match m.kind {
-                    crate::meld::MeldKind::Group(r) => r as u8,
-                    crate::meld::MeldKind::BlackThrees => 100,
+                    MeldKind::Group(r) => r as u8,
+                    MeldKind::BlackThrees => 100,
+                    MeldKind::Sequence(suit) => 110 + suit as u8,
+                    MeldKind::Wild => 120,
                 });
                 h.bytes(m.cards.as_array());
                 h.u8(m.creator.0);

@@ -1,7 +1,7 @@
-//! Melds and canastas (R-MELD): what a meld is, and the one place that decides whether cards
-//! make a valid meld or may be added to one.
+//! Melds and canastas (R-MELD, R-SAMBA-3, R-SAMBA-4): what a meld is, and the one place that
+//! decides whether cards make a valid meld or may be added to one.
 
-use crate::card::{Card, CardCounts, Rank};
+use crate::card::{Card, CardCounts, Rank, Suit};
 use crate::error::RuleError;
 use crate::rules::{Rules, WildRatio};
 use crate::table::Seat;
@@ -16,15 +16,47 @@ pub enum MeldKind {
     Group(Rank),
     /// Three or more black threes, laid only when going out (R-MELD-6).
     BlackThrees,
+    /// Three to seven consecutive natural cards of one suit, four to ace (R-SAMBA-3).
+    Sequence(Suit),
+    /// Wild cards only, where the rules allow wild canastas (R-SAMBA-9, Rasche b).
+    Wild,
 }
 
-/// The kind of a completed canasta (R-MELD-5).
+/// The kind of a completed canasta (R-MELD-5, R-SAMBA-3, R-SAMBA-9).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum CanastaKind {
-    /// Seven or more cards, no wild card.
+    /// Seven or more cards of a rank, no wild card.
     Natural,
-    /// Seven or more cards with at least one wild card.
+    /// Seven or more cards of a rank with at least one wild card.
     Mixed,
+    /// A sequence of seven.
+    Samba,
+    /// Seven jokers.
+    WildJokers,
+    /// Seven twos.
+    WildDeuces,
+    /// Seven wild cards, jokers and twos.
+    WildMixed,
+}
+
+impl CanastaKind {
+    /// True for canastas without a wild card standing in for a natural one: natural canastas
+    /// and sambas (for `go_out_needs_natural_canasta`).
+    pub fn is_natural(self) -> bool {
+        matches!(self, CanastaKind::Natural | CanastaKind::Samba)
+    }
+
+    /// The bonus the rules give it (R-MELD-5, R-SAMBA-3, R-SAMBA-9).
+    pub fn bonus(self, rules: &Rules) -> i32 {
+        match self {
+            CanastaKind::Natural => rules.natural_canasta_bonus,
+            CanastaKind::Mixed => rules.mixed_canasta_bonus,
+            CanastaKind::Samba => rules.samba_bonus,
+            CanastaKind::WildJokers => rules.joker_canasta_bonus,
+            CanastaKind::WildDeuces => rules.deuce_canasta_bonus,
+            CanastaKind::WildMixed => rules.wild_canasta_bonus,
+        }
+    }
 }
 
 /// A meld on the table.
@@ -38,7 +70,8 @@ pub struct Meld {
     pub creator: Seat,
 }
 
-/// A canasta has at least this many cards (R-MELD-5).
+/// A canasta has at least this many cards (R-MELD-5); a samba and a wild canasta exactly this
+/// many.
 pub const CANASTA_LEN: usize = 7;
 
 impl Meld {
@@ -61,11 +94,11 @@ impl Meld {
     pub fn rank(&self) -> Option<Rank> {
         match self.kind {
             MeldKind::Group(r) => Some(r),
-            MeldKind::BlackThrees => None,
+            _ => None,
         }
     }
 
-    /// The canasta it is, if it has seven cards or more (R-MELD-5).
+    /// The canasta it is, if it is one (R-MELD-5).
     pub fn canasta(&self) -> Option<CanastaKind> {
         canasta_of(self.kind, &self.cards)
     }
@@ -74,45 +107,68 @@ impl Meld {
     pub fn is_canasta(&self) -> bool {
         self.canasta().is_some()
     }
+
+    /// The lowest and highest rank of a sequence.
+    pub fn sequence_ends(&self) -> Option<(Rank, Rank)> {
+        let MeldKind::Sequence(suit) = self.kind else {
+            return None;
+        };
+        let mut ranks = Rank::NATURALS
+            .iter()
+            .filter(|&&r| self.cards.count(Card::new(r, suit)) > 0);
+        let low = *ranks.next()?;
+        Some((low, ranks.next_back().copied().unwrap_or(low)))
+    }
 }
 
 /// The canasta a meld of this kind and these cards is, if any. Black threes never make one.
 pub fn canasta_of(kind: MeldKind, cards: &CardCounts) -> Option<CanastaKind> {
-    if kind == MeldKind::BlackThrees || cards.len() < CANASTA_LEN {
+    if cards.len() < CANASTA_LEN {
         return None;
     }
-    Some(if cards.wilds() == 0 {
-        CanastaKind::Natural
-    } else {
-        CanastaKind::Mixed
-    })
+    match kind {
+        MeldKind::BlackThrees => None,
+        MeldKind::Group(_) if cards.wilds() == 0 => Some(CanastaKind::Natural),
+        MeldKind::Group(_) => Some(CanastaKind::Mixed),
+        MeldKind::Sequence(_) => Some(CanastaKind::Samba),
+        MeldKind::Wild if cards.jokers() as usize == cards.len() => Some(CanastaKind::WildJokers),
+        MeldKind::Wild if cards.twos() as usize == cards.len() => Some(CanastaKind::WildDeuces),
+        MeldKind::Wild => Some(CanastaKind::WildMixed),
+    }
 }
 
-/// The kind of meld the cards of a new meld make, judged by their cards alone.
-pub fn kind_of_new(cards: &CardCounts) -> Result<MeldKind, RuleError> {
+/// The kind of meld the cards of a new meld make, judged by their cards and the rules.
+pub fn kind_of_new(rules: &Rules, cards: &CardCounts) -> Result<MeldKind, RuleError> {
     if cards.is_empty() {
         return Err(RuleError::EmptyMeld);
     }
     if cards.red_threes() > 0 {
         return Err(RuleError::RedThree);
     }
-    let mut rank = None;
-    for r in Rank::NATURALS {
-        if cards.rank_count(r) > 0 {
-            match rank {
-                None => rank = Some(r),
-                Some(a) => return Err(RuleError::MixedRanks { a, b: r }),
-            }
-        }
-    }
-    match rank {
-        Some(r) if cards.black_threes() > 0 => Err(RuleError::WrongRank {
+    let mut ranks = Rank::NATURALS.iter().filter(|&&r| cards.rank_count(r) > 0);
+    let first = ranks.next().copied();
+    let second = ranks.next().copied();
+    match (first, second) {
+        (Some(r), _) if cards.black_threes() > 0 => Err(RuleError::WrongRank {
             rank: r,
             card: any_black_three(cards),
         }),
-        Some(r) => Ok(MeldKind::Group(r)),
-        None if cards.black_threes() > 0 => Ok(MeldKind::BlackThrees),
-        None => Err(RuleError::WildOnlyMeld),
+        (Some(r), None) => Ok(MeldKind::Group(r)),
+        (Some(a), Some(b)) => {
+            // Several ranks: a sequence, if the rules have them and the suit is one.
+            let suits: Vec<Suit> = Suit::ALL
+                .into_iter()
+                .filter(|&s| cards.iter().any(|c| c.suit() == Some(s) && c.is_natural()))
+                .collect();
+            if rules.sequences && suits.len() == 1 {
+                Ok(MeldKind::Sequence(suits[0]))
+            } else {
+                Err(RuleError::MixedRanks { a, b })
+            }
+        }
+        (None, _) if cards.black_threes() > 0 => Ok(MeldKind::BlackThrees),
+        (None, _) if rules.wild_canastas => Ok(MeldKind::Wild),
+        (None, _) => Err(RuleError::WildOnlyMeld),
     }
 }
 
@@ -124,7 +180,7 @@ fn any_black_three(cards: &CardCounts) -> Card {
 }
 
 /// Checks that a meld of `kind` holding `cards` is valid as it would lie on the table
-/// (R-MELD-1, R-MELD-6). The cards must already fit the kind (see [`check_fits`]).
+/// (R-MELD-1, R-MELD-6, R-SAMBA-3, R-SAMBA-4). The cards must fit the kind ([`check_fits`]).
 pub fn check_shape(rules: &Rules, kind: MeldKind, cards: &CardCounts) -> Result<(), RuleError> {
     match kind {
         MeldKind::BlackThrees => {
@@ -139,6 +195,37 @@ pub fn check_shape(rules: &Rules, kind: MeldKind, cards: &CardCounts) -> Result<
         }
         MeldKind::Group(rank) => {
             check_group_counts(rules, rank, cards.rank_count(rank), cards.wilds())
+        }
+        MeldKind::Sequence(suit) => {
+            let ranks: Vec<Rank> = Rank::NATURALS
+                .into_iter()
+                .filter(|&r| cards.count(Card::new(r, suit)) > 0)
+                .collect();
+            let consecutive = ranks.windows(2).all(|w| w[1] as u8 == w[0] as u8 + 1);
+            let one_each = ranks.iter().all(|&r| cards.count(Card::new(r, suit)) == 1);
+            if ranks.len() != cards.len() || !consecutive || !one_each {
+                return Err(RuleError::NotASequence);
+            }
+            if cards.len() < 3 {
+                return Err(RuleError::MeldTooSmall {
+                    len: cards.len() as u8,
+                });
+            }
+            if cards.len() > CANASTA_LEN {
+                return Err(RuleError::NotASequence);
+            }
+            Ok(())
+        }
+        MeldKind::Wild => {
+            if cards.len() < 3 {
+                return Err(RuleError::MeldTooSmall {
+                    len: cards.len() as u8,
+                });
+            }
+            if cards.len() > CANASTA_LEN {
+                return Err(RuleError::CanastaClosed { meld: u8::MAX });
+            }
+            Ok(())
         }
     }
 }
@@ -182,25 +269,30 @@ pub fn check_group_counts(
 
 /// Checks that every card of `cards` may belong to a meld of `kind`.
 pub fn check_fits(kind: MeldKind, cards: &CardCounts) -> Result<(), RuleError> {
-    match kind {
-        MeldKind::Group(rank) => {
-            for card in cards.iter() {
-                if card.is_red_three() {
-                    return Err(RuleError::RedThree);
-                }
-                if !(card.is_wild() || card.rank() == rank) {
-                    return Err(RuleError::WrongRank { rank, card });
-                }
-            }
-            Ok(())
+    for card in cards.iter() {
+        if card.is_red_three() {
+            return Err(RuleError::RedThree);
         }
-        // check_shape counts the black threes and refuses anything else.
-        MeldKind::BlackThrees => Ok(()),
+        let fits = match kind {
+            MeldKind::Group(rank) => card.is_wild() || card.rank() == rank,
+            // check_shape counts the black threes and refuses anything else.
+            MeldKind::BlackThrees => true,
+            MeldKind::Sequence(suit) => card.is_natural() && card.suit() == Some(suit),
+            MeldKind::Wild => card.is_wild(),
+        };
+        if !fits {
+            return Err(match kind {
+                MeldKind::Group(rank) => RuleError::WrongRank { rank, card },
+                MeldKind::Wild => RuleError::NotWild { card },
+                _ => RuleError::NotASequence,
+            });
+        }
     }
+    Ok(())
 }
 
 /// Checks that `added` may be laid on `meld` (number `id`), and returns the cards the meld would
-/// then hold (R-MELD-1, R-MELD-5 and its options).
+/// then hold (R-MELD-1, R-MELD-5 and its options, R-SAMBA-3, R-SAMBA-4).
 pub fn check_addition(
     rules: &Rules,
     meld: &Meld,
@@ -211,15 +303,28 @@ pub fn check_addition(
         return Err(RuleError::EmptyMeld);
     }
     check_fits(meld.kind, added)?;
-    let naturals = meld.rank().map_or(0, |r| added.rank_count(r));
-    check_growth(rules, meld, id, naturals, added.wilds())?;
     let mut after = meld.cards;
     after.add_all(added);
+    match meld.kind {
+        MeldKind::Group(rank) => {
+            check_growth(rules, meld, id, added.rank_count(rank), added.wilds())?;
+        }
+        MeldKind::BlackThrees => return Err(RuleError::BlackThreesOnlyGoingOut),
+        MeldKind::Sequence(_) | MeldKind::Wild => {
+            if meld.is_canasta() {
+                return Err(RuleError::CanastaClosed { meld: id });
+            }
+            check_shape(rules, meld.kind, &after).map_err(|e| match e {
+                RuleError::CanastaClosed { .. } => RuleError::CanastaClosed { meld: id },
+                e => e,
+            })?;
+        }
+    }
     Ok(after)
 }
 
-/// Checks that `meld` may take this many more natural cards of its rank and wild cards: the
-/// rules of [`check_addition`] once the cards are known to fit.
+/// Checks that a group or wild meld may take this many more natural cards of its rank and wild
+/// cards: the rules of [`check_addition`] once the cards are known to fit.
 pub fn check_growth(
     rules: &Rules,
     meld: &Meld,
@@ -229,9 +334,19 @@ pub fn check_growth(
 ) -> Result<(), RuleError> {
     match meld.kind {
         MeldKind::BlackThrees => Err(RuleError::BlackThreesOnlyGoingOut),
+        MeldKind::Sequence(_) => Err(RuleError::NotASequence),
+        MeldKind::Wild => {
+            if meld.is_canasta() || meld.len() + (naturals + wilds) as usize > CANASTA_LEN {
+                return Err(RuleError::CanastaClosed { meld: id });
+            }
+            Ok(())
+        }
         MeldKind::Group(rank) => {
             if rules.closed_canastas && meld.is_canasta() {
                 return Err(RuleError::CanastaClosed { meld: id });
+            }
+            if !rules.wilds_on_canasta && wilds > 0 && meld.is_canasta() {
+                return Err(RuleError::NoWildOnCanasta { meld: id });
             }
             check_group_counts(
                 rules,
@@ -245,9 +360,17 @@ pub fn check_growth(
 
 /// Checks the cards of a new meld and returns its kind.
 pub fn check_new(rules: &Rules, cards: &CardCounts) -> Result<MeldKind, RuleError> {
-    let kind = kind_of_new(cards)?;
+    let kind = kind_of_new(rules, cards)?;
     check_fits(kind, cards)?;
-    check_shape(rules, kind, cards)?;
+    check_shape(rules, kind, cards).map_err(|e| match e {
+        // A new wild meld of more than seven cards.
+        RuleError::CanastaClosed { .. } => RuleError::TooManyWilds {
+            rank: Rank::Joker,
+            wilds: cards.len() as u8,
+            max: CANASTA_LEN as u8,
+        },
+        e => e,
+    })?;
     Ok(kind)
 }
 

@@ -41,6 +41,7 @@ pub struct Xoshiro256 {
 /// Domain separators, so that the streams drawn from one seed never coincide.
 const DEAL_DOMAIN: u64 = 0x6465_616c_5f73_6866; // "deal_shf"
 const DEALER_DOMAIN: u64 = 0x6669_7273_745f_646c; // "first_dl"
+const CUT_DOMAIN: u64 = 0x6375_745f_706c_6163; // "cut_plac"
 
 impl Xoshiro256 {
     /// A generator whose state is four outputs of SplitMix64 started at `seed`.
@@ -53,6 +54,13 @@ impl Xoshiro256 {
     /// The stream that shuffles deal number `deal` (0-based) of a game with this seed.
     pub fn for_deal(seed: u64, deal: u32) -> Self {
         let mut sm = SplitMix64::new(seed ^ DEAL_DOMAIN);
+        let base = sm.next_u64();
+        Xoshiro256::seed_from_u64(base ^ (deal as u64).wrapping_mul(0xD1B5_4A32_D192_ED03))
+    }
+
+    /// The stream that picks where deal number `deal` is cut (R-DEAL-6).
+    pub fn for_cut(seed: u64, deal: u32) -> Self {
+        let mut sm = SplitMix64::new(seed ^ CUT_DOMAIN);
         let base = sm.next_u64();
         Xoshiro256::seed_from_u64(base ^ (deal as u64).wrapping_mul(0xD1B5_4A32_D192_ED03))
     }

@@ -338,14 +338,75 @@ impl OptionValue for RedThreeTable {
     }
 }
 
-/// Declares every option once: the override struct, the concrete field of [`Rules`] it sets,
-/// the by-name setter and the listing. The doc comment of each entry is its documentation.
+impl OptionValue for StopRule {
+    fn parse_value(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "black_threes" => Ok(StopRule::BlackThrees),
+            "wiener" => Ok(StopRule::Wiener),
+            "swiss" => Ok(StopRule::Swiss),
+            _ => Err(format!(
+                "{text:?} is not one of: black_threes, wiener, swiss"
+            )),
+        }
+    }
+    fn show_value(&self) -> String {
+        match self {
+            StopRule::BlackThrees => "black_threes",
+            StopRule::Wiener => "wiener",
+            StopRule::Swiss => "swiss",
+        }
+        .into()
+    }
+}
+
+impl OptionValue for Option<i32> {
+    fn parse_value(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "none" => Ok(None),
+            t => t
+                .parse()
+                .map(Some)
+                .map_err(|_| format!("{text:?} is not a number or none")),
+        }
+    }
+    fn show_value(&self) -> String {
+        match self {
+            None => "none".into(),
+            Some(v) => v.to_string(),
+        }
+    }
+}
+
+/// What blocks the discard pile for the next player, besides wild cards and black threes on top
+/// (R-PILE-1, R-TURN-4).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum StopRule {
+    /// Only wild cards and black threes (official).
+    BlackThrees,
+    /// Also a card the next opponent could add to one of his completed canastas (Wiener).
+    Wiener,
+    /// Also any card of a rank of which a canasta lies on the table (seed 004, Swiss).
+    Swiss,
+}
+
+/// Declares every option once: the override struct, the field of [`Rules`] it sets, the by-name
+/// setter and the listing. The doc comment of each entry is its documentation.
 macro_rules! options {
     ($( $(#[doc = $doc:expr])+ $field:ident : $ty:ty, )*) => {
         /// Option overrides on top of a preset. `None` keeps the preset's value for the player count.
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
         pub struct Options {
             $( $(#[doc = $doc])+ pub $field: Option<$ty>, )*
+        }
+
+        /// The validated rules of a game: every value concrete, every combination checked.
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+        pub struct Rules {
+            /// The preset these rules start from.
+            pub preset: Preset,
+            /// Number of players, 2 to 6.
+            pub players: u8,
+            $( $(#[doc = $doc])+ pub $field: $ty, )*
         }
 
         /// The name and one-line description of every option, in declaration order.
@@ -362,7 +423,15 @@ macro_rules! options {
                         self.$field = Some(v);
                         Ok(())
                     } )*
-                    other => Err(RulesError::UnknownOption(other.to_string())),
+                    other => match rasche_alias(other, value) {
+                        Some(pairs) => {
+                            for (name, value) in pairs {
+                                self.set(name, &value)?;
+                            }
+                            Ok(())
+                        }
+                        None => Err(RulesError::UnknownOption(other.to_string())),
+                    },
                 }
             }
 
@@ -394,7 +463,7 @@ options! {
     six_players: SixPlayers,
     /// Number of 52-card decks: 2, or 3 (six players in three pairs, Samba, Swiss for 4-5).
     decks: u8,
-    /// Number of jokers: 4 or 6 with 2 decks (Rasche a: 6), 6 with 3 decks.
+    /// Number of jokers: 4 or 6 with 2 decks (Rasche a: 6), 6 with 3 decks (9 with Samba's wild canastas).
     jokers: u8,
     /// Cards dealt to each player (Rasche c: 13).
     hand_size: u8,
@@ -404,91 +473,138 @@ options! {
     canastas_to_go_out: u8,
     /// Going out needs a natural canasta (Rasche h).
     go_out_needs_natural_canasta: bool,
+    /// Going out always ends with a discard (Swiss).
+    go_out_requires_discard: bool,
     /// The score that ends the match (Rasche d: 5000, 7500 or 10000).
     target_score: i32,
     /// Initial-meld minimums as score:minimum tiers (Rasche e: -inf:25,0:90,1500:120,3000:150).
     minimum_table: MinimumTable,
+    /// A concealed going out must reach the initial-meld minimum too (Samba).
+    concealed_needs_minimum: bool,
     /// Bonus for a natural canasta.
     natural_canasta_bonus: i32,
     /// Bonus for a mixed canasta.
     mixed_canasta_bonus: i32,
     /// Bonus for going out.
     going_out_bonus: i32,
-    /// Bonus for going out concealed, instead of the going-out bonus (Rasche f: 500).
+    /// Bonus for going out concealed with a canasta of one's own, instead of the going-out bonus (Rasche f: 500; Wiener: 1000).
     concealed_bonus: i32,
+    /// Bonus for going out concealed without a canasta of one's own (Wiener: 200); `none`: that is a plain going out.
+    concealed_without_canasta_bonus: Option<i32>,
+    /// A concealed going out in a turn that took the pile earns the raised bonus (Wiener: no).
+    concealed_bonus_after_take: bool,
     /// Points a side loses when a player told "yes" by his partner does not go out.
     ask_partner_penalty: i32,
     /// Red-three scores by the number a side laid, from 0 (official, 2 decks: 0,100,200,300,800).
     red_three_scores: RedThreeTable,
-    /// When red threes count for a side: `initial_meld`, `canasta` (Rasche i) or `N_canastas`.
+    /// When red threes count for a side: `initial_meld`, `canasta` (Rasche i, Wiener, Swiss) or `N_canastas` (Samba: 2).
     red_threes_positive: RedThreesPositive,
-    /// Most wild cards in one meld.
+    /// Most wild cards in one group (Samba: 2).
     max_wilds: u8,
-    /// Wild cards against naturals in a meld: `any`, `not_more_than_naturals`, `fewer_than_naturals`.
+    /// Wild cards against naturals in a group: `any`, `not_more_than_naturals`, `fewer_than_naturals`.
     wild_ratio: WildRatio,
-    /// Most black threes in the meld laid when going out.
+    /// Wild cards may be added to a completed canasta (Samba: no).
+    wilds_on_canasta: bool,
+    /// Most black threes in the meld laid when going out (Samba: 6).
     black_three_meld_max: u8,
     /// No card may be added to a completed canasta (Rasche j).
     closed_canastas: bool,
+    /// A side may have several melds of one rank (Samba, Swiss).
+    multiple_melds_per_rank: bool,
+    /// Sequences of one suit may be melded, seven making a samba (Samba).
+    sequences: bool,
+    /// Bonus for a samba, a sequence of seven.
+    samba_bonus: i32,
+    /// Melds of wild cards only may be laid, seven making a wild canasta (Rasche b, Samba supplement).
+    wild_canastas: bool,
+    /// Bonus for a wild canasta of jokers and twos.
+    wild_canasta_bonus: i32,
+    /// Bonus for a wild canasta of seven jokers (Rasche b: optionally 2000; Samba: 4000).
+    joker_canasta_bonus: i32,
+    /// Bonus for a wild canasta of seven twos (Samba: 3000).
+    deuce_canasta_bonus: i32,
     /// The pile may be taken for an initial meld with one natural and a wild card (Rasche g).
     initial_take_without_pair: bool,
-    /// A player holding one card may not take a pile of one card (R-PILE-6).
+    /// An unfrozen pile may be taken with one natural and one wild card (Samba: no).
+    pile_with_natural_and_wild: bool,
+    /// An unfrozen pile may be taken by adding its top card to a canasta (Samba: no).
+    pile_onto_canasta: bool,
+    /// The player who took the pile may meld again in that turn (Swiss: only stop cards onto a canasta).
+    meld_after_take: bool,
+    /// A player holding one card may not take a pile of one card (R-PILE-6; Wiener: dropped).
     one_card_pile_rule: bool,
+    /// What else blocks the pile: `black_threes` (only wild cards and black threes), `wiener`, `swiss`.
+    stop_rule: StopRule,
+    /// The player before the dealer cuts and keeps the wild cards exposed at the cut (Swiss).
+    cut_keeps_wilds: bool,
 }
 
-/// The validated rules of a game: every value concrete, every combination checked.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct Rules {
-    /// The preset these rules start from.
-    pub preset: Preset,
-    /// Number of players, 2 to 6.
-    pub players: u8,
-    /// See [`Options::five_players`].
-    pub five_players: FivePlayers,
-    /// See [`Options::six_players`].
-    pub six_players: SixPlayers,
-    /// See [`Options::decks`].
-    pub decks: u8,
-    /// See [`Options::jokers`].
-    pub jokers: u8,
-    /// See [`Options::hand_size`].
-    pub hand_size: u8,
-    /// See [`Options::draw`].
-    pub draw: u8,
-    /// See [`Options::canastas_to_go_out`].
-    pub canastas_to_go_out: u8,
-    /// See [`Options::go_out_needs_natural_canasta`].
-    pub go_out_needs_natural_canasta: bool,
-    /// See [`Options::target_score`].
-    pub target_score: i32,
-    /// See [`Options::minimum_table`].
-    pub minimum_table: MinimumTable,
-    /// See [`Options::natural_canasta_bonus`].
-    pub natural_canasta_bonus: i32,
-    /// See [`Options::mixed_canasta_bonus`].
-    pub mixed_canasta_bonus: i32,
-    /// See [`Options::going_out_bonus`].
-    pub going_out_bonus: i32,
-    /// See [`Options::concealed_bonus`].
-    pub concealed_bonus: i32,
-    /// See [`Options::ask_partner_penalty`].
-    pub ask_partner_penalty: i32,
-    /// See [`Options::red_three_scores`].
-    pub red_three_scores: RedThreeTable,
-    /// See [`Options::red_threes_positive`].
-    pub red_threes_positive: RedThreesPositive,
-    /// See [`Options::max_wilds`].
-    pub max_wilds: u8,
-    /// See [`Options::wild_ratio`].
-    pub wild_ratio: WildRatio,
-    /// See [`Options::black_three_meld_max`].
-    pub black_three_meld_max: u8,
-    /// See [`Options::closed_canastas`].
-    pub closed_canastas: bool,
-    /// See [`Options::initial_take_without_pair`].
-    pub initial_take_without_pair: bool,
-    /// See [`Options::one_card_pile_rule`].
-    pub one_card_pile_rule: bool,
+/// The Rasche options a) to j) (seed 000) by their letters: `rasche_a` … `rasche_j`, each
+/// setting the options it stands for. A true value (or, for d and f, a number) switches it on.
+pub const RASCHE_OPTIONS: &[(&str, &str)] = &[
+    ("rasche_a", "six jokers: jokers=6"),
+    (
+        "rasche_b",
+        "wild-card canastas, bonus 1000: wild_canastas=true (joker_canasta_bonus for 2000)",
+    ),
+    ("rasche_c", "thirteen cards dealt: hand_size=13"),
+    (
+        "rasche_d",
+        "the target, 5000, 7500 or 10000: target_score=N",
+    ),
+    (
+        "rasche_e",
+        "minimums 25-90-120-150: minimum_table=-inf:25,0:90,1500:120,3000:150",
+    ),
+    (
+        "rasche_f",
+        "concealed going-out bonus, 200, 500 or more: concealed_bonus=N",
+    ),
+    (
+        "rasche_g",
+        "the pile taken for an initial meld without a natural pair: initial_take_without_pair=true",
+    ),
+    (
+        "rasche_h",
+        "going out needs a natural canasta: go_out_needs_natural_canasta=true",
+    ),
+    (
+        "rasche_i",
+        "red threes count for a side only with a canasta: red_threes_positive=canasta",
+    ),
+    (
+        "rasche_j",
+        "no cards added to a completed canasta: closed_canastas=true",
+    ),
+];
+
+/// The options a Rasche letter stands for, with the value given (see [`RASCHE_OPTIONS`]).
+fn rasche_alias(name: &str, value: &str) -> Option<Vec<(&'static str, String)>> {
+    let on = || match bool::parse_value(value) {
+        Ok(true) => "true".to_string(),
+        _ => "false".to_string(),
+    };
+    // Off leaves the preset's value: these letters name a change, not a setting.
+    let change = |name: &'static str, on_value: &str| {
+        if bool::parse_value(value) == Ok(true) {
+            vec![(name, on_value.to_string())]
+        } else {
+            vec![]
+        }
+    };
+    Some(match name {
+        "rasche_a" => change("jokers", "6"),
+        "rasche_b" => vec![("wild_canastas", on())],
+        "rasche_c" => change("hand_size", "13"),
+        "rasche_d" => vec![("target_score", value.to_string())],
+        "rasche_e" => change("minimum_table", "-inf:25,0:90,1500:120,3000:150"),
+        "rasche_f" => vec![("concealed_bonus", value.to_string())],
+        "rasche_g" => vec![("initial_take_without_pair", on())],
+        "rasche_h" => vec![("go_out_needs_natural_canasta", on())],
+        "rasche_i" => change("red_threes_positive", "canasta"),
+        "rasche_j" => vec![("closed_canastas", on())],
+        _ => return None,
+    })
 }
 
 /// An unvalidated rule set: a preset, a player count and option overrides. Turn it into
@@ -536,8 +652,6 @@ pub enum RulesError {
     },
     /// The player count is outside 2 to 6, or the preset does not support it.
     Players(String),
-    /// The preset is not playable by this version of the engine.
-    PresetUnavailable(Preset),
     /// Options that contradict each other or the player count; the message names them.
     Conflict(String),
 }
@@ -550,7 +664,6 @@ impl RulesError {
             RulesError::UnknownOption(_) => "UNKNOWN_OPTION",
             RulesError::BadValue { .. } => "BAD_OPTION_VALUE",
             RulesError::Players(_) => "BAD_PLAYER_COUNT",
-            RulesError::PresetUnavailable(_) => "PRESET_UNAVAILABLE",
             RulesError::Conflict(_) => "OPTION_CONFLICT",
         }
     }
@@ -573,10 +686,6 @@ impl fmt::Display for RulesError {
             }
             RulesError::BadValue { option, why } => write!(f, "option {option}: {why}"),
             RulesError::Players(why) => f.write_str(why),
-            RulesError::PresetUnavailable(p) => write!(
-                f,
-                "preset {p} is not playable in this version yet: use preset official with options"
-            ),
             RulesError::Conflict(why) => f.write_str(why),
         }
     }
@@ -589,13 +698,18 @@ impl Rules {
     /// then every check. The error names the options that conflict.
     pub fn new(spec: &RuleSpec) -> Result<Rules, RulesError> {
         let players = spec.players;
-        if !(2..=6).contains(&players) {
+        let preset = spec.preset;
+        let allowed = match preset {
+            Preset::Official | Preset::Wiener => 2..=6,
+            Preset::Samba => 2..=4,
+            Preset::Swiss => 2..=5,
+        };
+        if !allowed.contains(&players) {
             return Err(RulesError::Players(format!(
-                "{players} players: Canasta is played by 2 to 6 players"
+                "{players} players: the {preset} preset is played by {} to {} players",
+                allowed.start(),
+                allowed.end()
             )));
-        }
-        if spec.preset != Preset::Official {
-            return Err(RulesError::PresetUnavailable(spec.preset));
         }
         let o = &spec.options;
         if o.five_players.is_some() && players != 5 {
@@ -608,14 +722,22 @@ impl Rules {
                 "option six_players applies to 6 players only, and this game has {players}: remove six_players"
             )));
         }
-        let mut rules = Rules::official_defaults(
+        let mut rules = Rules::defaults(
+            preset,
             players,
             o.five_players.unwrap_or(FivePlayers::TwoSides),
             o.six_players.unwrap_or(SixPlayers::ThreePairs),
         );
-        // The red-three table follows the number of decks unless it is set explicitly.
-        if let Some(decks) = o.decks {
-            rules.red_three_scores = default_red_three_scores(decks);
+        // The red-three table follows the pack unless it is set explicitly.
+        if let Some(decks) = o.decks
+            && decks != rules.decks
+        {
+            rules.red_three_scores = default_red_three_scores(preset, decks);
+            rules.black_three_meld_max = rules.black_three_meld_max.min(decks * 2);
+        }
+        if o.wild_canastas == Some(true) && preset == Preset::Samba && o.jokers.is_none() {
+            // The Samba supplement plays wild canastas with three more jokers (R-SAMBA-9).
+            rules.jokers = 9;
         }
         o.apply_to(&mut rules);
         rules.check(o)?;
@@ -627,15 +749,21 @@ impl Rules {
         Rules::new(&RuleSpec::new(Preset::Official, players))
     }
 
-    fn official_defaults(players: u8, five: FivePlayers, six: SixPlayers) -> Rules {
+    /// A preset's rules for a player count, with no overrides.
+    pub fn preset(preset: Preset, players: u8) -> Result<Rules, RulesError> {
+        Rules::new(&RuleSpec::new(preset, players))
+    }
+
+    /// The preset's values for a player count: the one table of defaults.
+    fn defaults(preset: Preset, players: u8, five: FivePlayers, six: SixPlayers) -> Rules {
         let (decks, jokers, hand_size, draw, canastas) = match (players, six) {
             (2, _) => (2, 4, 15, 2, 2),
             (3, _) => (2, 4, 13, 1, 1),
             (6, SixPlayers::ThreePairs) => (3, 6, 13, 1, 2),
             _ => (2, 4, 11, 1, 1),
         };
-        Rules {
-            preset: Preset::Official,
+        let official = Rules {
+            preset,
             players,
             five_players: five,
             six_players: six,
@@ -645,26 +773,114 @@ impl Rules {
             draw,
             canastas_to_go_out: canastas,
             go_out_needs_natural_canasta: false,
+            go_out_requires_discard: false,
             target_score: 5000,
             minimum_table: MinimumTable::official(),
+            concealed_needs_minimum: false,
             natural_canasta_bonus: 500,
             mixed_canasta_bonus: 300,
             going_out_bonus: 100,
             concealed_bonus: 200,
+            concealed_without_canasta_bonus: None,
+            concealed_bonus_after_take: true,
             ask_partner_penalty: 100,
-            red_three_scores: default_red_three_scores(decks),
+            red_three_scores: default_red_three_scores(Preset::Official, decks),
             red_threes_positive: RedThreesPositive::InitialMeld,
             max_wilds: 3,
             wild_ratio: WildRatio::Any,
+            wilds_on_canasta: true,
             black_three_meld_max: 4,
             closed_canastas: false,
+            multiple_melds_per_rank: false,
+            sequences: false,
+            samba_bonus: 1500,
+            wild_canastas: false,
+            wild_canasta_bonus: 1000,
+            joker_canasta_bonus: 1000,
+            deuce_canasta_bonus: 1000,
             initial_take_without_pair: false,
+            pile_with_natural_and_wild: true,
+            pile_onto_canasta: true,
+            meld_after_take: true,
             one_card_pile_rule: true,
+            stop_rule: StopRule::BlackThrees,
+            cut_keeps_wilds: false,
+        };
+        match preset {
+            Preset::Official => official,
+            // Seed 001, "Wiener Canasta".
+            Preset::Wiener => Rules {
+                red_threes_positive: RedThreesPositive::Canastas(1),
+                wild_ratio: WildRatio::NotMoreThanNaturals,
+                stop_rule: StopRule::Wiener,
+                concealed_bonus: 1000,
+                concealed_without_canasta_bonus: Some(200),
+                concealed_bonus_after_take: false,
+                one_card_pile_rule: false,
+                ..official
+            },
+            // Seed 003 and R-SAMBA.
+            Preset::Samba => Rules {
+                decks: 3,
+                jokers: 6,
+                hand_size: 15,
+                draw: 2,
+                canastas_to_go_out: 2,
+                target_score: 10000,
+                minimum_table: MinimumTable::new(&[
+                    (i32::MIN, 15),
+                    (0, 50),
+                    (1500, 90),
+                    (3000, 120),
+                    (7000, 150),
+                ])
+                .expect("ascending tiers"),
+                concealed_needs_minimum: true,
+                going_out_bonus: 200,
+                concealed_bonus: 200,
+                red_three_scores: default_red_three_scores(Preset::Samba, 3),
+                red_threes_positive: RedThreesPositive::Canastas(2),
+                max_wilds: 2,
+                wilds_on_canasta: false,
+                black_three_meld_max: 6,
+                multiple_melds_per_rank: true,
+                sequences: true,
+                wild_canasta_bonus: 2000,
+                joker_canasta_bonus: 4000,
+                deuce_canasta_bonus: 3000,
+                pile_with_natural_and_wild: false,
+                pile_onto_canasta: false,
+                ..official
+            },
+            // Seed 004, "Kanaster".
+            Preset::Swiss => {
+                let decks = if players >= 4 { 3 } else { 2 };
+                Rules {
+                    decks,
+                    jokers: if decks == 3 { 6 } else { 4 },
+                    hand_size: 13,
+                    minimum_table: MinimumTable::new(&[(i32::MIN, 50), (1500, 90), (3000, 120)])
+                        .expect("ascending tiers"),
+                    max_wilds: 8,
+                    wild_ratio: WildRatio::FewerThanNaturals,
+                    black_three_meld_max: decks * 2,
+                    multiple_melds_per_rank: true,
+                    meld_after_take: false,
+                    go_out_requires_discard: true,
+                    canastas_to_go_out: 1,
+                    red_three_scores: default_red_three_scores(Preset::Swiss, decks),
+                    red_threes_positive: RedThreesPositive::Canastas(1),
+                    stop_rule: StopRule::Swiss,
+                    cut_keeps_wilds: true,
+                    ..official
+                }
+            }
         }
     }
 
     fn check(&self, o: &Options) -> Result<(), RulesError> {
         let conflict = |s: String| Err(RulesError::Conflict(s));
+        let wild_jokers = if self.wild_canastas { 3 } else { 0 };
         match self.decks {
             2 if ![4, 6].contains(&self.jokers) => {
                 return conflict(format!(
@@ -672,9 +888,9 @@ impl Rules {
                     self.jokers
                 ));
             }
-            3 if self.jokers != 6 => {
+            3 if self.jokers != 6 && self.jokers != 6 + wild_jokers => {
                 return conflict(format!(
-                    "jokers={} with decks=3: three decks are played with 6 jokers",
+                    "jokers={} with decks=3: three decks are played with 6 jokers, or 9 with wild_canastas",
                     self.jokers
                 ));
             }
@@ -745,6 +961,39 @@ impl Rules {
         {
             return conflict("red_threes_positive needs at least one canasta".into());
         }
+        // Options that make no sense together: name both.
+        if self.initial_take_without_pair && !self.pile_with_natural_and_wild {
+            return conflict(
+                "initial_take_without_pair=true (Rasche g) lets an initial meld take the pile with one natural and a wild card, but pile_with_natural_and_wild=false (Samba) forbids that take: set only one of them".into(),
+            );
+        }
+        if !self.wild_canastas {
+            for (name, set) in [
+                ("wild_canasta_bonus", o.wild_canasta_bonus.is_some()),
+                ("joker_canasta_bonus", o.joker_canasta_bonus.is_some()),
+                ("deuce_canasta_bonus", o.deuce_canasta_bonus.is_some()),
+            ] {
+                if set {
+                    return conflict(format!(
+                        "{name} is set but wild_canastas=false: set wild_canastas=true or remove {name}"
+                    ));
+                }
+            }
+        }
+        if !self.sequences && o.samba_bonus.is_some() {
+            return conflict(
+                "samba_bonus is set but sequences=false: set sequences=true or remove samba_bonus"
+                    .into(),
+            );
+        }
+        if !self.wilds_on_canasta && self.closed_canastas && o.wilds_on_canasta.is_some() {
+            return conflict(
+                "wilds_on_canasta=false says nothing once closed_canastas=true closes every canasta: remove wilds_on_canasta".into(),
+            );
+        }
+        if self.concealed_without_canasta_bonus.is_some() && self.canastas_to_go_out == 0 {
+            return conflict("concealed_without_canasta_bonus needs canastas_to_go_out".into());
+        }
         Ok(())
     }
 
@@ -768,13 +1017,18 @@ impl Rules {
     }
 }
 
-/// The red-three scores of the official rules: 100 each; all four of two decks 800; with three
-/// decks five score 1000 and six 1200 (R-RED-5).
-fn default_red_three_scores(decks: u8) -> RedThreeTable {
-    match decks {
-        3 => RedThreeTable::new(&[0, 100, 200, 300, 400, 1000, 1200]).unwrap(),
-        _ => RedThreeTable::new(&[0, 100, 200, 300, 800]).unwrap(),
-    }
+/// The red-three scores by preset and pack (R-RED-5, R-SAMBA-8): official 100 each, all four of
+/// two decks 800, five of three decks 1000 and six 1200; Samba 1000 for all six; Swiss a flat 100
+/// each.
+fn default_red_three_scores(preset: Preset, decks: u8) -> RedThreeTable {
+    let values: &[i32] = match (preset, decks) {
+        (Preset::Samba, 3) => &[0, 100, 200, 300, 400, 500, 1000],
+        (Preset::Swiss, 3) => &[0, 100, 200, 300, 400, 500, 600],
+        (Preset::Swiss, _) => &[0, 100, 200, 300, 400],
+        (_, 3) => &[0, 100, 200, 300, 400, 1000, 1200],
+        _ => &[0, 100, 200, 300, 800],
+    };
+    RedThreeTable::new(values).expect("a valid table")
 }
 
 #[cfg(test)]

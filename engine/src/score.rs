@@ -38,6 +38,10 @@ pub struct SideScore {
     pub natural_canastas: u8,
     /// Number of mixed canastas.
     pub mixed_canastas: u8,
+    /// Number of sambas (sequences of seven, R-SAMBA-3).
+    pub sambas: u8,
+    /// Number of wild canastas (R-SAMBA-9, Rasche b).
+    pub wild_canastas: u8,
     /// Canasta bonuses.
     pub canasta_bonus: i32,
     /// Red threes laid by the side's players.
@@ -103,17 +107,21 @@ pub(crate) fn score_deal(deal: u32, facts: &DealFacts<'_>, cumulative: &mut [i32
                 side: s,
                 ..SideScore::default()
             };
+            let mut canastas = 0;
             for meld in melds {
                 score.melded_cards += meld.cards.value() as i32;
-                match meld.canasta() {
-                    Some(CanastaKind::Natural) => score.natural_canastas += 1,
-                    Some(CanastaKind::Mixed) => score.mixed_canastas += 1,
-                    None => {}
+                let Some(kind) = meld.canasta() else { continue };
+                canastas += 1;
+                score.canasta_bonus += kind.bonus(rules);
+                match kind {
+                    CanastaKind::Natural => score.natural_canastas += 1,
+                    CanastaKind::Mixed => score.mixed_canastas += 1,
+                    CanastaKind::Samba => score.sambas += 1,
+                    CanastaKind::WildJokers | CanastaKind::WildDeuces | CanastaKind::WildMixed => {
+                        score.wild_canastas += 1
+                    }
                 }
             }
-            score.canasta_bonus = score.natural_canastas as i32 * rules.natural_canasta_bonus
-                + score.mixed_canastas as i32 * rules.mixed_canasta_bonus;
-            let canastas = score.natural_canastas + score.mixed_canastas;
             for seat in facts.table.members(side) {
                 // Red threes still in a hand count nothing (R-RED-6), and have no card value.
                 score.red_threes += facts.red_threes[seat.index()].len() as u8;
@@ -128,10 +136,13 @@ pub(crate) fn score_deal(deal: u32, facts: &DealFacts<'_>, cumulative: &mut [i32
             if let DealEnd::WentOut { seat, concealed } = facts.end
                 && facts.table.side_of(seat) == side
             {
-                score.going_out_bonus = if concealed {
-                    rules.concealed_bonus
-                } else {
-                    rules.going_out_bonus
+                let own_canasta = melds.iter().any(|m| m.creator == seat && m.is_canasta());
+                score.going_out_bonus = match (concealed, own_canasta) {
+                    (true, true) => rules.concealed_bonus,
+                    (true, false) => rules
+                        .concealed_without_canasta_bonus
+                        .unwrap_or(rules.going_out_bonus),
+                    (false, _) => rules.going_out_bonus,
                 };
             }
             score.penalties = -facts.penalties[side.index()];

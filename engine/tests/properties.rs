@@ -10,18 +10,48 @@ use canasta_engine::{
 };
 use proptest::prelude::*;
 
-/// Every seating of the official rules.
+/// Every preset with every player count and seating it supports, and a few option sets.
 fn layouts() -> Vec<RuleSpec> {
-    let with = |n, k: &str, v: &str| RuleSpec::new(Preset::Official, n).with(k, v).unwrap();
-    vec![
-        RuleSpec::new(Preset::Official, 2),
-        RuleSpec::new(Preset::Official, 3),
-        RuleSpec::new(Preset::Official, 4),
-        RuleSpec::new(Preset::Official, 5),
-        with(5, "five_players", "each_alone"),
-        RuleSpec::new(Preset::Official, 6),
-        with(6, "six_players", "two_teams_of_three"),
-    ]
+    let with = |p, n, opts: &[(&str, &str)]| {
+        let mut spec = RuleSpec::new(p, n);
+        for (k, v) in opts {
+            spec.options.set(k, v).unwrap();
+        }
+        spec
+    };
+    let mut all = Vec::new();
+    for preset in [Preset::Official, Preset::Wiener] {
+        for n in 2..=6 {
+            all.push(RuleSpec::new(preset, n));
+        }
+        all.push(with(preset, 5, &[("five_players", "each_alone")]));
+        all.push(with(preset, 6, &[("six_players", "two_teams_of_three")]));
+    }
+    for n in 2..=4 {
+        all.push(RuleSpec::new(Preset::Samba, n));
+    }
+    all.push(with(Preset::Samba, 4, &[("wild_canastas", "true")]));
+    for n in 2..=5 {
+        all.push(RuleSpec::new(Preset::Swiss, n));
+    }
+    // The Rasche options, together.
+    all.push(with(
+        Preset::Official,
+        4,
+        &[
+            ("jokers", "6"),
+            ("wild_canastas", "true"),
+            ("hand_size", "13"),
+            ("target_score", "7500"),
+            ("minimum_table", "-inf:25,0:90,1500:120,3000:150"),
+            ("concealed_bonus", "500"),
+            ("initial_take_without_pair", "true"),
+            ("go_out_needs_natural_canasta", "true"),
+            ("red_threes_positive", "canasta"),
+            ("closed_canastas", "true"),
+        ],
+    ));
+    all
 }
 
 /// A random action, legal or not, built from the cards of the pack: the kind of input a buggy
@@ -190,11 +220,27 @@ fn random_game(spec: RuleSpec, seed: u64, max_deals: usize) {
     assert_eq!(replayed.state_hash(), game.state_hash());
 }
 
+/// Random games per run: 64, or `PROPTEST_CASES` for a longer run.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64)
+}
+
+/// The number of entries of [`layouts`].
+const LAYOUTS: usize = 23;
+
+#[test]
+fn layouts_are_counted() {
+    assert_eq!(layouts().len(), LAYOUTS);
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
-    fn random_games_keep_every_invariant(layout in 0usize..7, seed in any::<u64>()) {
+    fn random_games_keep_every_invariant(layout in 0usize..LAYOUTS, seed in any::<u64>()) {
         random_game(layouts()[layout].clone(), seed, 2);
     }
 }
@@ -203,7 +249,7 @@ proptest! {
 #[test]
 fn thousands_of_games_per_layout_end_and_conserve_cards() {
     for spec in layouts() {
-        for seed in 0..1000u64 {
+        for seed in 0..300u64 {
             let mut game = Game::new(&Setup::seeded(spec.clone(), seed)).unwrap();
             let pack = game.all_cards();
             let mut bot = RandomBot::new(seed);

@@ -30,6 +30,7 @@ fn setup_deals(spec: RuleSpec, deals: &[(Vec<&str>, &str, &str)]) -> Setup {
                 hands: hands.iter().map(|h| list(h)).collect(),
                 pile: list(pile),
                 stock: list(stock),
+                ..Default::default()
             }
             .deck(&rules, k as u32, dealer)
             .unwrap_or_else(|e| panic!("deal {k}: {e}"))

@@ -101,6 +101,7 @@ fn deals_game(spec: RuleSpec, deals: &[([&str; 4], &str, &str)], start_scores: V
                 hands: hands.iter().map(|h| list(h)).collect(),
                 pile: list(pile),
                 stock: list(stock),
+                ..Default::default()
             }
             .deck(&rules, k as u32, Seat(((3 + k) % 4) as u8))
             .unwrap()
@@ -868,6 +869,8 @@ fn r_score_1_itemised_deal_score() {
         melded_cards: 180,
         natural_canastas: 1,
         mixed_canastas: 1,
+        sambas: 0,
+        wild_canastas: 0,
         canasta_bonus: 800,
         red_threes: 1,
         red_three_bonus: 100,
@@ -885,6 +888,8 @@ fn r_score_1_itemised_deal_score() {
         melded_cards: 0,
         natural_canastas: 0,
         mixed_canastas: 0,
+        sambas: 0,
+        wild_canastas: 0,
         canasta_bonus: 0,
         red_threes: 1,
         red_three_bonus: -100,

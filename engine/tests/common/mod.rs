@@ -57,6 +57,7 @@ pub fn arranged_with(
         hands: hands.iter().map(|h| list(h)).collect(),
         pile: list(pile),
         stock: list(stock),
+        cut: vec![],
     };
     let deck = arrangement
         .deck(&rules, 0, dealer)

@@ -1,0 +1,1085 @@
+//! The enumerator: every legal action of the seat to act, in canonical form (see the
+//! documentation of [`crate::legal`]).
+//!
+//! Actions built here are legal by construction where that is cheap to see; the rare ones that
+//! are not (a take that leaves the hand almost empty, a going out) pass the full check before
+//! they are listed. Tests run the full check on everything listed.
+
+use smallvec::SmallVec;
+
+use super::{Ask, Ctx, canasta_counts, plus, single};
+use crate::action::{Action, MeldBatch, MeldSpec, MeldTarget, TopMeld};
+use crate::card::{Card, CardCounts, Rank, Suit};
+use crate::game::Phase;
+use crate::meld::{
+    CANASTA_LEN, Meld, MeldKind, check_addition, check_fits, check_group_counts, check_growth,
+};
+
+/// Cards of a rank taken from `from`, lowest suit first: the canonical choice of suits.
+pub(super) fn pick(from: &CardCounts, rank: Rank, n: u8) -> CardCounts {
+    let mut out = CardCounts::new();
+    if rank == Rank::Joker {
+        out.add_n(Card::JOKER, n.min(from.jokers()));
+        return out;
+    }
+    let mut need = n;
+    for s in Suit::ALL {
+        if need == 0 {
+            break;
+        }
+        let c = Card::new(rank, s);
+        let k = from.count(c).min(need);
+        out.add_n(c, k);
+        need -= k;
+    }
+    out
+}
+
+/// Most suit combinations listed for the groups of one initial meld; beyond it the lowest suits
+/// are taken (a bound on the listing only: any choice of suits is legal).
+const SUIT_COMBINATIONS: usize = 64;
+
+/// The ways to take `n` natural cards of `rank` from `from`: every choice of suits when suits
+/// matter (the rules have sequences), the canonical one otherwise.
+fn suit_choices(
+    suits_matter: bool,
+    from: &CardCounts,
+    rank: Rank,
+    n: u8,
+) -> SmallVec<[CardCounts; 8]> {
+    let mut out = SmallVec::new();
+    if !suits_matter {
+        out.push(pick(from, rank, n));
+        return out;
+    }
+    let have = Suit::ALL.map(|s| from.count(Card::new(rank, s)));
+    for a in 0..=have[0].min(n) {
+        for b in 0..=have[1].min(n - a) {
+            for c in 0..=have[2].min(n - a - b) {
+                let d = n - a - b - c;
+                if d <= have[3] {
+                    let mut cards = CardCounts::new();
+                    for (suit, k) in Suit::ALL.into_iter().zip([a, b, c, d]) {
+                        cards.add_n(Card::new(rank, suit), k);
+                    }
+                    out.push(cards);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The sequence of `len` cards of `suit` from `start` upward, if every rank exists.
+fn run(suit: Suit, start: Rank, len: u8) -> Option<CardCounts> {
+    let mut cards = CardCounts::new();
+    for i in 0..len {
+        let rank = Rank::from_index(start as u8 + i).filter(|r| r.is_natural())?;
+        cards.add(Card::new(rank, suit));
+    }
+    Some(cards)
+}
+
+/// A kind of meld an initial-meld search may use.
+#[derive(Clone, Copy, Debug)]
+enum Cand {
+    /// A group of a rank; with the pile's top card when it comes first in a take.
+    Group(Rank),
+    /// These cards as a sequence.
+    Seq(CardCounts),
+    /// Wild cards only.
+    Wild,
+}
+
+/// One meld of an initial-meld search: candidate `cand`, with `n` natural cards from the hand
+/// (groups), `j` jokers and `t` twos.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Choice {
+    cand: usize,
+    n: u8,
+    j: u8,
+    t: u8,
+}
+
+/// The search state of an initial meld.
+struct Initial<'s> {
+    cands: &'s [Cand],
+    /// The first candidate is the group of the pile's top card, which must be chosen.
+    with_top: bool,
+    /// The fewest naturals from the hand in the top card's group.
+    top_naturals: u8,
+    chosen: SmallVec<[Choice; 8]>,
+}
+
+impl Choice {
+    fn wild_value(&self) -> u32 {
+        self.j as u32 * Rank::Joker.value() + self.t as u32 * Rank::Two.value()
+    }
+}
+
+/// A meld of a going-out split: its natural cards (or black threes) and the wild cards it
+/// needs and can take, with the totals of the slots from here on.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    spec: MeldSpec,
+    need: u8,
+    cap: u8,
+    /// Cards the meld holds before wild cards are spread (existing cards included).
+    len: u8,
+    /// It is a canasta already.
+    canasta: bool,
+    need_after: u16,
+    cap_after: u16,
+    /// How many of the slots from here on could become new canastas.
+    canastas_after: u8,
+}
+
+impl Slot {
+    fn new(spec: MeldSpec, need: u8, cap: u8, len: u8, canasta: bool) -> Slot {
+        Slot {
+            spec,
+            need,
+            cap,
+            len,
+            canasta,
+            need_after: 0,
+            cap_after: 0,
+            canastas_after: 0,
+        }
+    }
+
+    fn may_become_canasta(&self) -> bool {
+        !self.canasta && (self.len + self.cap) as usize >= CANASTA_LEN
+    }
+}
+
+/// The state of a search for concealed going-out splits.
+struct Spread<'s, 'e> {
+    slots: &'s [Slot],
+    /// The twos to hand out, canonical suits first.
+    twos: CardCounts,
+    /// Search steps left before giving up, when only one split is wanted (a convenience that
+    /// must never cost much: steps reach every such going out too).
+    budget: Option<u32>,
+    /// New canastas the split must make.
+    wanted: u8,
+    /// Jokers and twos given to each slot so far.
+    wilds: SmallVec<[(u8, u8); 12]>,
+    emit: &'e mut dyn FnMut(&[MeldSpec]) -> bool,
+}
+
+impl Spread<'_, '_> {
+    /// Builds the melds of the split found and hands them to `emit`.
+    fn emit_current(&mut self) -> bool {
+        let mut twos = self.twos;
+        let mut specs: SmallVec<[MeldSpec; 8]> = SmallVec::new();
+        for (slot, &(j, t)) in self.slots.iter().zip(self.wilds.iter()) {
+            let mut cards = slot.spec.cards;
+            if j + t == 0 && cards.is_empty() {
+                continue;
+            }
+            cards.add_n(Card::JOKER, j);
+            let these = pick(&twos, Rank::Two, t);
+            twos.remove_all(&these);
+            cards.add_all(&these);
+            specs.push(MeldSpec {
+                target: slot.spec.target,
+                cards,
+            });
+        }
+        (self.emit)(&specs)
+    }
+}
+
+impl<'a> Ctx<'a> {
+    pub(super) fn enumerate(&self, out: &mut Vec<Action>) {
+        match self.phase {
+            Phase::Over => {}
+            Phase::Answer => {
+                out.push(Action::AnswerPartner { yes: true });
+                out.push(Action::AnswerPartner { yes: false });
+            }
+            Phase::Draw => {
+                if self.stock_len > 0 {
+                    out.push(Action::DrawStock);
+                }
+                let first_take = out.len();
+                self.push_takes(out);
+                if self.stock_len == 0 {
+                    let forced = out[first_take..].iter().any(|a| {
+                        matches!(a, Action::TakePile { top, .. }
+                            if top.target != MeldTarget::New && top.cards.is_empty())
+                    });
+                    if !forced {
+                        out.push(Action::DeclinePile);
+                    }
+                }
+            }
+            Phase::Play => {
+                if self.check_ask().is_ok() {
+                    out.push(Action::AskPartner);
+                }
+                if self.side_melded {
+                    self.push_steps(out);
+                } else {
+                    let hand = self.hand;
+                    self.initial_sets(hand, None, &mut |specs, used| {
+                        // R-TURN-2: a meld keeps two cards; going out is listed apart.
+                        if hand.len() - used >= 2 {
+                            let a = Action::Meld {
+                                melds: specs.iter().copied().collect(),
+                            };
+                            debug_assert_eq!(self.check(&a), Ok(()), "{a}");
+                            out.push(a);
+                        }
+                    });
+                }
+                if self.hand.len() >= 2 {
+                    for (card, _) in self.hand.iter_kinds() {
+                        out.push(Action::Discard { card });
+                    }
+                }
+                self.push_go_outs(out);
+            }
+        }
+    }
+
+    fn wild_cards(&self) -> [Option<Card>; 2] {
+        [
+            (self.hand.jokers() > 0).then_some(Card::JOKER),
+            self.hand.any_of_rank(Rank::Two),
+        ]
+    }
+
+    fn push_takes(&self, out: &mut Vec<Action>) {
+        let Some(&top) = self.pile.last() else {
+            return;
+        };
+        if self.top_blocks(top) || !top.is_natural() {
+            return;
+        }
+        if self.rules.one_card_pile_rule && self.hand.len() == 1 && self.pile.len() == 1 {
+            return;
+        }
+        let rest = &self.pile[..self.pile.len() - 1];
+        let picked_up = rest.len() - rest.iter().filter(|c| c.is_red_three()).count();
+        // Cards left after laying `used` hand cards; below two, the player must be able to go
+        // out at once, which the full check decides (rare).
+        let keeps_two = |used: usize| self.hand.len() - used + picked_up >= 2;
+        let push = |out: &mut Vec<Action>, a: Action, used: usize| {
+            if keeps_two(used) {
+                debug_assert_eq!(self.check(&a), Ok(()), "{a}");
+                out.push(a);
+            } else if self.check(&a).is_ok() {
+                out.push(a);
+            }
+        };
+        if !self.side_melded {
+            let hand = self.hand;
+            self.initial_sets(hand, Some(top), &mut |specs, used| {
+                let a = Action::TakePile {
+                    top: TopMeld {
+                        target: MeldTarget::New,
+                        cards: specs[0].cards,
+                    },
+                    melds: specs[1..].iter().copied().collect(),
+                };
+                push(out, a, used);
+            });
+            return;
+        }
+        let hand = self.hand;
+        let rank = top.rank();
+        let naturals = hand.rank_count(rank);
+        let frozen = self.frozen_for_me();
+        let suits = self.rules.sequences;
+        let take = |target, cards: CardCounts| Action::TakePile {
+            top: TopMeld { target, cards },
+            melds: MeldBatch::new(),
+        };
+        for (id, meld) in self.melds.iter().enumerate() {
+            let target = MeldTarget::Existing(id as u8);
+            if meld.is_canasta() && !self.rules.pile_onto_canasta {
+                continue;
+            }
+            match meld.kind {
+                MeldKind::Group(r) if r == rank => {
+                    if frozen {
+                        if naturals >= 2 && check_growth(self.rules, meld, id as u8, 3, 0).is_ok() {
+                            for pair in suit_choices(suits, hand, rank, 2) {
+                                push(out, take(target, pair), 2);
+                            }
+                        }
+                    } else if check_growth(self.rules, meld, id as u8, 1, 0).is_ok() {
+                        push(out, take(target, CardCounts::new()), 0);
+                    }
+                }
+                MeldKind::Sequence(_)
+                    if !frozen
+                        && check_addition(self.rules, meld, id as u8, &single(top)).is_ok() =>
+                {
+                    push(out, take(target, CardCounts::new()), 0);
+                }
+                _ => {}
+            }
+        }
+        if !self.rules.multiple_melds_per_rank && self.group_of(rank).is_some() {
+            return;
+        }
+        if naturals >= 2 && check_group_counts(self.rules, rank, 3, 0).is_ok() {
+            for pair in suit_choices(suits, hand, rank, 2) {
+                push(out, take(MeldTarget::New, pair), 2);
+            }
+        }
+        if !frozen
+            && self.rules.pile_with_natural_and_wild
+            && naturals >= 1
+            && check_group_counts(self.rules, rank, 2, 1).is_ok()
+        {
+            for one in suit_choices(suits, hand, rank, 1) {
+                for wild in self.wild_cards().into_iter().flatten() {
+                    push(out, take(MeldTarget::New, plus(&one, &single(wild))), 2);
+                }
+            }
+        }
+    }
+
+    /// Single meld steps of a side that has melded: a new meld of three, or one card added.
+    fn push_steps(&self, out: &mut Vec<Action>) {
+        let hand = self.hand;
+        let rules = self.rules;
+        let one_meld = |spec: MeldSpec| {
+            let mut melds = MeldBatch::new();
+            melds.push(spec);
+            Action::Meld { melds }
+        };
+        let restricted = self.restricted_after_take();
+        let wild_cards = self.wild_cards();
+        let suits = rules.sequences;
+        if !restricted && hand.len() >= 5 {
+            for rank in Rank::NATURALS {
+                let n = hand.rank_count(rank);
+                if n < 2 || (!rules.multiple_melds_per_rank && self.group_of(rank).is_some()) {
+                    continue;
+                }
+                if n >= 3 && check_group_counts(rules, rank, 3, 0).is_ok() {
+                    for cards in suit_choices(suits, hand, rank, 3) {
+                        out.push(one_meld(MeldSpec::new_meld(cards)));
+                    }
+                }
+                if check_group_counts(rules, rank, 2, 1).is_ok() {
+                    for pair in suit_choices(suits, hand, rank, 2) {
+                        for wild in wild_cards.into_iter().flatten() {
+                            out.push(one_meld(MeldSpec::new_meld(plus(&pair, &single(wild)))));
+                        }
+                    }
+                }
+            }
+            if rules.sequences {
+                for suit in Suit::ALL {
+                    for start in Rank::NATURALS {
+                        if let Some(cards) = run(suit, start, 3)
+                            && hand.contains(&cards)
+                        {
+                            out.push(one_meld(MeldSpec::new_meld(cards)));
+                        }
+                    }
+                }
+            }
+            if rules.wild_canastas {
+                for j in 0..=3u8 {
+                    let t = 3 - j;
+                    if hand.jokers() >= j && hand.twos() >= t {
+                        let mut cards = pick(hand, Rank::Two, t);
+                        cards.add_n(Card::JOKER, j);
+                        out.push(one_meld(MeldSpec::new_meld(cards)));
+                    }
+                }
+            }
+        }
+        if hand.len() < 3 {
+            return;
+        }
+        for (id, meld) in self.melds.iter().enumerate() {
+            let id8 = id as u8;
+            let add = |out: &mut Vec<Action>, card: Card| {
+                out.push(one_meld(MeldSpec::add_to(id8, single(card))));
+            };
+            match meld.kind {
+                MeldKind::Group(rank) => {
+                    if restricted && !meld.is_canasta() {
+                        continue;
+                    }
+                    if hand.rank_count(rank) > 0 && check_growth(rules, meld, id8, 1, 0).is_ok() {
+                        for one in suit_choices(suits, hand, rank, 1) {
+                            add(out, one.iter().next().expect("one card"));
+                        }
+                    }
+                    if !restricted && check_growth(rules, meld, id8, 0, 1).is_ok() {
+                        for wild in wild_cards.into_iter().flatten() {
+                            add(out, wild);
+                        }
+                    }
+                }
+                MeldKind::Sequence(suit) if !restricted => {
+                    let Some((low, high)) = meld.sequence_ends() else {
+                        continue;
+                    };
+                    for next in [low as u8 - 1, high as u8 + 1] {
+                        if let Some(rank) = Rank::from_index(next).filter(|r| r.is_natural()) {
+                            let card = Card::new(rank, suit);
+                            if hand.count(card) > 0
+                                && check_addition(rules, meld, id8, &single(card)).is_ok()
+                            {
+                                add(out, card);
+                            }
+                        }
+                    }
+                }
+                MeldKind::Wild if !restricted && check_growth(rules, meld, id8, 0, 1).is_ok() => {
+                    for wild in wild_cards.into_iter().flatten() {
+                        add(out, wild);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Every irreducible initial meld (see the documentation of [`crate::legal`]) from `avail`,
+    /// with the pile's `top` card in the first meld if given. Emits the specs and the number of
+    /// hand cards they use; with a top card, the first spec holds the hand cards melded with it
+    /// (without the top card).
+    pub(super) fn initial_sets(
+        &self,
+        avail: &CardCounts,
+        top: Option<Card>,
+        emit: &mut dyn FnMut(&[MeldSpec], usize),
+    ) {
+        let rules = self.rules;
+        let mut cands: SmallVec<[Cand; 24]> = SmallVec::new();
+        if let Some(t) = top {
+            cands.push(Cand::Group(t.rank()));
+        }
+        // Sequences come before groups: their cards are fixed, groups take what is left.
+        if rules.sequences {
+            for suit in Suit::ALL {
+                for start in Rank::NATURALS {
+                    for len in 3..=CANASTA_LEN as u8 {
+                        match run(suit, start, len) {
+                            Some(cards) if avail.contains(&cards) => cands.push(Cand::Seq(cards)),
+                            _ => break,
+                        }
+                    }
+                }
+            }
+        }
+        for r in Rank::NATURALS {
+            let top_rank = top.map(|t| t.rank()) == Some(r);
+            if (!top_rank || rules.multiple_melds_per_rank) && avail.rank_count(r) >= 2 {
+                cands.push(Cand::Group(r));
+            }
+        }
+        if rules.wild_canastas && avail.wilds() >= 3 {
+            cands.push(Cand::Wild);
+        }
+        let mut search = Initial {
+            cands: &cands,
+            with_top: top.is_some(),
+            top_naturals: if self.relaxed_take() { 1 } else { 2 },
+            chosen: SmallVec::new(),
+        };
+        let reserved = [0u8; 14];
+        self.initial_dfs(
+            &mut search,
+            0,
+            *avail,
+            reserved,
+            0,
+            u32::MAX,
+            &mut |chosen| self.emit_initial(avail, &cands, chosen, emit),
+        );
+    }
+
+    /// Builds the melds of an initial set found by the search: sequences' cards first, then
+    /// every choice of suits for the groups (up to [`SUIT_COMBINATIONS`]).
+    fn emit_initial(
+        &self,
+        avail: &CardCounts,
+        cands: &[Cand],
+        chosen: &[Choice],
+        emit: &mut dyn FnMut(&[MeldSpec], usize),
+    ) {
+        let used: usize = chosen
+            .iter()
+            .map(|c| match cands[c.cand] {
+                Cand::Seq(cards) => cards.len(),
+                _ => (c.n + c.j + c.t) as usize,
+            })
+            .sum();
+        let mut left = *avail;
+        for c in chosen {
+            if let Cand::Seq(cards) = cands[c.cand] {
+                left.remove_all(&cards);
+            }
+        }
+        // The take's group comes first (candidate 0), as the top card's meld.
+        let mut specs: SmallVec<[MeldSpec; 6]> = SmallVec::new();
+        let mut listed = 0;
+        self.expand_groups(
+            cands,
+            chosen,
+            0,
+            left,
+            &mut specs,
+            &mut listed,
+            &mut |specs| emit(specs, used),
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn expand_groups(
+        &self,
+        cands: &[Cand],
+        chosen: &[Choice],
+        i: usize,
+        left: CardCounts,
+        specs: &mut SmallVec<[MeldSpec; 6]>,
+        listed: &mut usize,
+        emit: &mut dyn FnMut(&[MeldSpec]),
+    ) {
+        let Some(c) = chosen.get(i) else {
+            emit(specs);
+            *listed += 1;
+            return;
+        };
+        let mut wilds = CardCounts::new();
+        wilds.add_n(Card::JOKER, c.j);
+        wilds.add_all(&pick(&left, Rank::Two, c.t));
+        match cands[c.cand] {
+            Cand::Seq(cards) => {
+                specs.push(MeldSpec::new_meld(cards));
+                self.expand_groups(cands, chosen, i + 1, left, specs, listed, emit);
+                specs.pop();
+            }
+            Cand::Wild => {
+                let mut rest = left;
+                rest.remove_all(&wilds);
+                specs.push(MeldSpec::new_meld(wilds));
+                self.expand_groups(cands, chosen, i + 1, rest, specs, listed, emit);
+                specs.pop();
+            }
+            Cand::Group(rank) => {
+                let suits = self.rules.sequences && *listed < SUIT_COMBINATIONS;
+                for naturals in suit_choices(suits, &left, rank, c.n) {
+                    if *listed >= SUIT_COMBINATIONS && !specs.is_empty() && suits {
+                        break;
+                    }
+                    let cards = plus(&naturals, &wilds);
+                    let mut rest = left;
+                    rest.remove_all(&cards);
+                    specs.push(MeldSpec::new_meld(cards));
+                    self.expand_groups(cands, chosen, i + 1, rest, specs, listed, emit);
+                    specs.pop();
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn initial_dfs(
+        &self,
+        s: &mut Initial<'_>,
+        from: usize,
+        cards: CardCounts,
+        reserved: [u8; 14],
+        value: u32,
+        smallest: u32,
+        emit: &mut dyn FnMut(&[Choice]),
+    ) {
+        if value >= self.minimum {
+            // Any further meld could be taken away again: the batch is complete here, and it
+            // is irreducible, since branches that could lose a card or meld were cut below.
+            emit(&s.chosen);
+            return;
+        }
+        let range = if s.with_top && s.chosen.is_empty() {
+            0..1
+        } else {
+            from..s.cands.len()
+        };
+        for k in range {
+            let take = s.with_top && k == 0;
+            let last = s.chosen.last().copied().filter(|l| l.cand == k);
+            let mut try_choice = |s: &mut Initial<'_>,
+                                  c: Choice,
+                                  v: u32,
+                                  unit: u32,
+                                  cards: CardCounts,
+                                  reserved: [u8; 14]| {
+                // Repeats of a candidate come in non-increasing order, so each set is found once.
+                if last.is_some_and(|l| c > l) {
+                    return;
+                }
+                let smallest = smallest.min(unit);
+                // Once the total reaches the minimum plus the smallest part that could be taken
+                // away, the batch is reducible whatever follows.
+                if value + v >= self.minimum.saturating_add(smallest) {
+                    return;
+                }
+                s.chosen.push(c);
+                // A group may come again (several melds of one rank); other kinds too, for
+                // several sequences or wild melds.
+                let next = if self.rules.multiple_melds_per_rank
+                    || !matches!(s.cands[k], Cand::Group(_))
+                {
+                    k
+                } else {
+                    k + 1
+                };
+                let next = if take { 1 } else { next };
+                self.initial_dfs(s, next, cards, reserved, value + v, smallest, emit);
+                s.chosen.pop();
+            };
+            match s.cands[k] {
+                Cand::Seq(seq) => {
+                    // Every card must be held, and its rank must keep enough for the groups.
+                    let ok = seq.iter().all(|card| {
+                        cards.count(card) >= seq.count(card)
+                            && cards.rank_count(card.rank()) > reserved[card.rank() as usize]
+                    });
+                    if !ok {
+                        continue;
+                    }
+                    let mut after = cards;
+                    after.remove_all(&seq);
+                    let ends = seq.iter().map(|c| c.value());
+                    let unit = if seq.len() > 3 {
+                        // An end card: the lowest or highest rank.
+                        let first = seq.iter().next().expect("three cards").value();
+                        let last_card = seq.iter().last().expect("three cards").value();
+                        first.min(last_card)
+                    } else {
+                        u32::MAX
+                    };
+                    let v: u32 = ends.sum();
+                    let c = Choice {
+                        cand: k,
+                        n: seq.len() as u8,
+                        j: 0,
+                        t: 0,
+                    };
+                    try_choice(s, c, v, unit.min(v), after, reserved);
+                }
+                Cand::Wild => {
+                    let (jokers, twos) = (cards.jokers(), cards.twos());
+                    for j in 0..=jokers {
+                        for t in 0..=twos {
+                            let len = (j + t) as usize;
+                            if !(3..=CANASTA_LEN).contains(&len) {
+                                continue;
+                            }
+                            let c = Choice {
+                                cand: k,
+                                n: 0,
+                                j,
+                                t,
+                            };
+                            let v = c.wild_value();
+                            let mut unit = v;
+                            if len > 3 {
+                                if t > 0 {
+                                    unit = unit.min(Rank::Two.value());
+                                }
+                                if j > 0 {
+                                    unit = unit.min(Rank::Joker.value());
+                                }
+                            }
+                            let mut after = cards;
+                            after.remove_all(&pick(&cards, Rank::Two, t));
+                            after.remove_all(&pick(&cards, Rank::Joker, j));
+                            try_choice(s, c, v, unit, after, reserved);
+                        }
+                    }
+                }
+                Cand::Group(rank) => {
+                    let top = take as u8;
+                    // The side has not melded, so the pile is frozen for it: the top card needs
+                    // a natural pair from the hand, or one natural under Rasche g.
+                    let min_n = if take { s.top_naturals } else { 2 };
+                    let free = cards.rank_count(rank) - reserved[rank as usize];
+                    let (jokers, twos) = (cards.jokers(), cards.twos());
+                    for n in min_n..=free {
+                        for j in 0..=jokers {
+                            for t in 0..=twos {
+                                if check_group_counts(self.rules, rank, n + top, j + t).is_err() {
+                                    continue;
+                                }
+                                let c = Choice { cand: k, n, j, t };
+                                let v = (n + top) as u32 * rank.value() + c.wild_value();
+                                let unit = self.group_unit(rank, n, j, t, top, min_n, !take, v);
+                                let mut after = cards;
+                                after.remove_all(&pick(&cards, Rank::Two, t));
+                                after.remove_all(&pick(&cards, Rank::Joker, j));
+                                let mut reserved = reserved;
+                                reserved[rank as usize] += n;
+                                try_choice(s, c, v, unit, after, reserved);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The value of the smallest part of a group that could be taken from an initial batch with
+    /// the batch still valid: one of its cards, or the whole group unless it holds the top card.
+    #[allow(clippy::too_many_arguments)]
+    fn group_unit(
+        &self,
+        rank: Rank,
+        n: u8,
+        j: u8,
+        t: u8,
+        top: u8,
+        min_n: u8,
+        whole: bool,
+        v: u32,
+    ) -> u32 {
+        let ok = |n: u8, w: u8| check_group_counts(self.rules, rank, n + top, w).is_ok();
+        let mut smallest = if whole { v } else { u32::MAX };
+        if n > min_n && ok(n - 1, j + t) {
+            smallest = smallest.min(rank.value());
+        }
+        if j > 0 && ok(n, j + t - 1) {
+            smallest = smallest.min(Rank::Joker.value());
+        }
+        if t > 0 && ok(n, j + t - 1) {
+            smallest = smallest.min(Rank::Two.value());
+        }
+        smallest
+    }
+
+    fn push_go_outs(&self, out: &mut Vec<Action>) {
+        if self.turn.ask == Ask::No {
+            return;
+        }
+        let hand = self.hand;
+        let small = hand.len() <= 4 + hand.black_threes() as usize;
+        if self.side_melded && small {
+            // The final action of a turn. A split that adds cards to a meld could lay them by a
+            // step first, unless the hand has two cards or fewer; a bigger hand is reached by
+            // steps (see the documentation of `legal`).
+            self.push_small_splits(out, hand.len() <= 2);
+        } else if !self.melded_before && !self.turn.foreign && self.concealed_possible() {
+            // A concealed going out of the whole hand (R-OUT-4).
+            self.push_concealed(out);
+        }
+    }
+
+    fn discards(&self) -> impl Iterator<Item = Option<Card>> + '_ {
+        let none = (!self.rules.go_out_requires_discard).then_some(None);
+        none.into_iter()
+            .chain(self.hand.iter_kinds().map(|(c, _)| Some(c)))
+    }
+
+    /// Going out with a small hand: every assignment of its cards to melds.
+    fn push_small_splits(&self, out: &mut Vec<Action>, onto_melds: bool) {
+        for discard in self.discards() {
+            let mut rest = *self.hand;
+            if let Some(d) = discard {
+                rest.remove(d);
+            }
+            let mut specs: SmallVec<[MeldSpec; 6]> = SmallVec::new();
+            let bt = rest.black_threes();
+            if bt > 0 {
+                let mut cards = CardCounts::new();
+                for s in [Suit::Clubs, Suit::Spades] {
+                    let c = Card::new(Rank::Three, s);
+                    cards.add_n(c, rest.count(c));
+                }
+                rest.remove_all(&cards);
+                specs.push(MeldSpec::new_meld(cards));
+            }
+            let cards: SmallVec<[Card; 8]> = rest.iter().collect();
+            let mut targets: SmallVec<[MeldTarget; 8]> = SmallVec::new();
+            self.assign(&cards, onto_melds, &mut targets, &mut |targets| {
+                let mut all = specs.clone();
+                for (card, target) in cards.iter().zip(targets) {
+                    match all.iter_mut().find(|s| s.target == *target) {
+                        Some(s) => s.cards.add(*card),
+                        None => all.push(MeldSpec {
+                            target: *target,
+                            cards: single(*card),
+                        }),
+                    }
+                }
+                // New melds are numbered by slot; all of them are new melds on the wire.
+                for s in all.iter_mut() {
+                    if let MeldTarget::Existing(id) = s.target
+                        && id as usize >= self.melds.len()
+                    {
+                        s.target = MeldTarget::New;
+                    }
+                }
+                let a = Action::GoOut {
+                    melds: all.into_iter().collect(),
+                    discard,
+                };
+                if self.check(&a).is_ok() {
+                    out.push(a);
+                }
+            });
+        }
+    }
+
+    /// Every assignment of `cards` to existing melds (if allowed) or new melds. New melds are
+    /// numbered after the existing ones, in order of first use; equal cards take non-decreasing
+    /// targets, so each split comes once.
+    fn assign(
+        &self,
+        cards: &[Card],
+        onto_melds: bool,
+        targets: &mut SmallVec<[MeldTarget; 8]>,
+        emit: &mut dyn FnMut(&[MeldTarget]),
+    ) {
+        let i = targets.len();
+        let Some(&card) = cards.get(i) else {
+            emit(targets);
+            return;
+        };
+        let existing = self.melds.len();
+        let new_used = targets
+            .iter()
+            .filter_map(|t| match t {
+                MeldTarget::Existing(id) if *id as usize >= existing => {
+                    Some(*id as usize + 1 - existing)
+                }
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let floor = match (i, targets.last()) {
+            (1.., Some(MeldTarget::Existing(prev))) if cards[i - 1] == card => *prev as usize,
+            _ => 0,
+        };
+        let mut choices: SmallVec<[usize; 16]> = SmallVec::new();
+        if onto_melds {
+            choices.extend(0..existing);
+        }
+        choices.extend(existing..existing + new_used + 1);
+        for t in choices {
+            if t < floor {
+                continue;
+            }
+            if t < existing {
+                // Only melds the card could belong to; the full check judges the whole split.
+                let meld: &Meld = &self.melds[t];
+                if meld.kind == MeldKind::BlackThrees
+                    || check_fits(meld.kind, &single(card)).is_err()
+                {
+                    continue;
+                }
+            }
+            targets.push(MeldTarget::Existing(t as u8));
+            self.assign(cards, onto_melds, targets, emit);
+            targets.pop();
+        }
+    }
+
+    /// A quick test before searching concealed going-out splits: some rank must be able to
+    /// make a canasta with the wild cards held.
+    fn concealed_possible(&self) -> bool {
+        let hand = self.hand;
+        let max_wilds = self.rules.max_wilds.min(hand.wilds());
+        Rank::NATURALS.iter().any(|&r| {
+            let n = hand.rank_count(r);
+            n >= 2 && (n + max_wilds) as usize >= CANASTA_LEN
+        })
+    }
+
+    /// Concealed going outs of the whole hand: every split where no step could start it (a
+    /// side below the minimum, which a concealed going out need not reach), else one split
+    /// per discard, for players who lay a whole hand at once.
+    fn push_concealed(&self, out: &mut Vec<Action>) {
+        for discard in self.discards() {
+            let mut rest = *self.hand;
+            if let Some(d) = discard {
+                rest.remove(d);
+            }
+            let below = !self.side_melded && rest.value() < self.minimum;
+            if below && self.rules.concealed_needs_minimum {
+                continue;
+            }
+            self.partitions(&rest, below, &mut |specs| {
+                let a = Action::GoOut {
+                    melds: specs.iter().copied().collect(),
+                    discard,
+                };
+                if self.check(&a).is_ok() {
+                    out.push(a);
+                    return below;
+                }
+                true
+            });
+        }
+    }
+
+    /// Every split of `rest` into melds of the seat's own: all naturals of a rank go together
+    /// (onto the seat's own group of that rank if it laid one this turn), black threes form one
+    /// meld, and wild cards are spread over the groups in every valid way. `emit` returns false
+    /// to stop; unless `every` split is wanted, the search also stops after a bounded number of
+    /// steps.
+    fn partitions(
+        &self,
+        rest: &CardCounts,
+        every: bool,
+        emit: &mut dyn FnMut(&[MeldSpec]) -> bool,
+    ) {
+        let own = |m: &Meld| m.creator == self.seat;
+        let mut slots: SmallVec<[Slot; 12]> = SmallVec::new();
+        let bt = rest.black_threes();
+        if bt > 0 {
+            if bt < 3 || bt > self.rules.black_three_meld_max {
+                return;
+            }
+            let mut cards = CardCounts::new();
+            for s in [Suit::Clubs, Suit::Spades] {
+                let c = Card::new(Rank::Three, s);
+                cards.add_n(c, rest.count(c));
+            }
+            let len = cards.len() as u8;
+            slots.push(Slot::new(MeldSpec::new_meld(cards), 0, 0, len, false));
+        }
+        for rank in Rank::NATURALS {
+            let n = rest.rank_count(rank);
+            if n == 0 {
+                continue;
+            }
+            let cards = pick(rest, rank, n);
+            let mine = self
+                .melds
+                .iter()
+                .position(|m| m.kind == MeldKind::Group(rank) && own(m));
+            match (self.group_of(rank), mine) {
+                (_, Some(id)) => {
+                    let meld = &self.melds[id];
+                    let base = meld.cards.rank_count(rank) + n;
+                    let cap = self.wild_room(rank, base, meld.wilds());
+                    let len = (meld.len() + n as usize) as u8;
+                    let spec = MeldSpec::add_to(id as u8, cards);
+                    slots.push(Slot::new(spec, 0, cap, len, meld.is_canasta()));
+                }
+                (Some(_), None) if !self.rules.multiple_melds_per_rank => return,
+                _ if n >= 2 => {
+                    let need = 3u8.saturating_sub(n);
+                    let cap = self.wild_room(rank, n, 0);
+                    if cap < need {
+                        return;
+                    }
+                    slots.push(Slot::new(MeldSpec::new_meld(cards), need, cap, n, false));
+                }
+                _ => return,
+            }
+        }
+        if rest.wilds() > 0 {
+            for (id, meld) in self.melds.iter().enumerate() {
+                if let Some(rank) = meld.rank()
+                    && own(meld)
+                    && rest.rank_count(rank) == 0
+                {
+                    let cap = self.wild_room(rank, meld.cards.rank_count(rank), meld.wilds());
+                    if cap > 0 {
+                        let spec = MeldSpec::add_to(id as u8, CardCounts::new());
+                        let len = meld.len() as u8;
+                        slots.push(Slot::new(spec, 0, cap, len, meld.is_canasta()));
+                    }
+                }
+            }
+        }
+        // Suffix sums of the wild cards the remaining slots need and can hold, and of the
+        // canastas they could make, to cut dead branches early.
+        for i in (0..slots.len()).rev() {
+            let (need, cap, canastas) = slots
+                .get(i + 1)
+                .map_or((0, 0, 0), |n| (n.need_after, n.cap_after, n.canastas_after));
+            slots[i].need_after = need + slots[i].need as u16;
+            slots[i].cap_after = cap + slots[i].cap as u16;
+            slots[i].canastas_after = canastas + slots[i].may_become_canasta() as u8;
+        }
+        // Going out needs canastas (R-OUT-1): count those the split must still make.
+        let have = canasta_counts(self.melds).0;
+        let wanted = self.rules.canastas_to_go_out.saturating_sub(have);
+        let wilds = rest.wilds() as u16;
+        if slots
+            .first()
+            .is_some_and(|s| wilds < s.need_after || wilds > s.cap_after)
+            || (slots.is_empty() && wilds > 0)
+        {
+            return;
+        }
+        let mut search = Spread {
+            slots: &slots,
+            twos: pick(rest, Rank::Two, rest.twos()),
+            budget: (!every).then_some(20_000),
+            wanted,
+            wilds: smallvec::smallvec![(0, 0); slots.len()],
+            emit,
+        };
+        self.spread_wilds(&mut search, 0, rest.jokers(), rest.twos(), 0);
+    }
+
+    /// How many more wild cards a group of `rank` with `naturals` and `wilds` may take.
+    fn wild_room(&self, rank: Rank, naturals: u8, wilds: u8) -> u8 {
+        let mut room = 0;
+        while check_group_counts(self.rules, rank, naturals.max(2), wilds + room + 1).is_ok() {
+            room += 1;
+        }
+        room
+    }
+
+    fn spread_wilds(
+        &self,
+        search: &mut Spread<'_, '_>,
+        i: usize,
+        jokers: u8,
+        twos: u8,
+        made: u8,
+    ) -> bool {
+        if let Some(b) = &mut search.budget {
+            if *b == 0 {
+                return false;
+            }
+            *b -= 1;
+        }
+        let Some(slot) = search.slots.get(i) else {
+            return if jokers == 0 && twos == 0 && made >= search.wanted {
+                search.emit_current()
+            } else {
+                true
+            };
+        };
+        let left = jokers as u16 + twos as u16;
+        if left < slot.need_after
+            || left > slot.cap_after
+            || made + slot.canastas_after < search.wanted
+        {
+            return true;
+        }
+        let (cap, need, len, canasta) = (slot.cap, slot.need, slot.len, slot.canasta);
+        for j in 0..=jokers.min(cap) {
+            for t in 0..=twos.min(cap - j) {
+                if j + t < need {
+                    continue;
+                }
+                let new_canasta = !canasta && (len + j + t) as usize >= CANASTA_LEN;
+                search.wilds[i] = (j, t);
+                let made = made + new_canasta as u8;
+                if !self.spread_wilds(search, i + 1, jokers - j, twos - t, made) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}

@@ -1,0 +1,755 @@
+//! Legality: the one place that decides what the player to act may do.
+//!
+//! The same code answers "is this action legal" ([`LegalChoices::check`]), lists the legal
+//! actions ([`LegalChoices::actions`]), summarises them for a prompt ([`LegalChoices::summary`])
+//! and guards [`crate::Game::apply`]. It reads only public facts and the acting seat's own hand,
+//! so it runs the same on the referee's game and on a seat's [`crate::View`].
+//!
+//! This file holds the checks; `enumerate.rs` lists the legal actions.
+//!
+//! # Canonical actions
+//!
+//! Many legal actions have the same effect, and a turn's melds can be laid in one batch or in
+//! several. The enumerator lists each effect once, in *canonical form*, such that every legal
+//! turn can be played as a sequence of listed actions with the same result:
+//!
+//! - where suits change nothing (the rules have no sequences), cards of a rank are taken from
+//!   the lowest suits first; with sequences, every distinct choice of suits is listed;
+//! - once the side has melded, a meld action is one step: a new meld of exactly three cards, or
+//!   one card added to a meld; bigger melds are built by further steps in the same turn;
+//! - an initial meld (from the hand, or with the pile) is a batch that reaches the minimum and
+//!   is *irreducible*: taking away any card or meld would fall below the minimum; more cards
+//!   follow as steps;
+//! - going out lists every split of the remaining hand into melds, with or without a discard,
+//!   when the hand is small enough that no step could come first (at most four cards besides
+//!   black threes), and, for a player who may still go out concealed, concealed going outs of
+//!   his whole hand: every one of them where no step could start it (below the minimum, which
+//!   a concealed going out need not reach), and one per discard otherwise. In such a split the
+//!   natural cards of a rank form one meld.
+
+mod enumerate;
+
+use smallvec::SmallVec;
+
+#[cfg(test)]
+use crate::action::MeldBatch;
+use crate::action::{Action, MeldSpec, MeldTarget, TopMeld};
+use crate::card::{Card, CardCounts, Rank, Suit};
+use crate::error::RuleError;
+use crate::game::Phase;
+use crate::meld::{
+    CanastaKind, Meld, MeldId, MeldKind, canasta_of, check_addition, check_fits, check_new,
+    kind_of_new,
+};
+use crate::rules::Rules;
+use crate::table::Seat;
+
+/// The state of "Partner, may I go out?" in the current turn (R-OUT-3).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum Ask {
+    /// Not asked this turn.
+    #[default]
+    NotAsked,
+    /// Asked; the partner must answer.
+    Pending,
+    /// The partner said yes: the player must go out this turn or his side loses 100.
+    Yes,
+    /// The partner said no: the player may not go out this turn.
+    No,
+}
+
+/// Public facts about the turn in progress.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct TurnFlags {
+    /// The player took the pile this turn.
+    pub took_pile: bool,
+    /// The player laid cards this turn (taking the pile included).
+    pub melded: bool,
+    /// The player added cards to a meld another seat laid (this spoils a concealed going out).
+    pub foreign: bool,
+    /// The partner question.
+    pub ask: Ask,
+}
+
+/// Everything legality depends on, borrowed from a game or a view.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ctx<'a> {
+    pub rules: &'a Rules,
+    pub seat: Seat,
+    pub phase: Phase,
+    pub hand: &'a CardCounts,
+    pub melds: &'a [Meld],
+    pub side_melded: bool,
+    pub minimum: u32,
+    pub pile: &'a [Card],
+    pub pile_frozen: bool,
+    pub pile_blocked: bool,
+    pub stock_len: usize,
+    pub partner: Option<Seat>,
+    /// The seat melded in an earlier turn of this deal (no concealed going out, R-OUT-4).
+    pub melded_before: bool,
+    pub turn: TurnFlags,
+}
+
+/// What a batch of melds would do.
+#[derive(Clone, Copy, Debug)]
+struct BatchInfo {
+    /// All cards laid.
+    cards: CardCounts,
+    /// Canastas of the side afterwards.
+    canastas: u8,
+    /// Natural canastas (and sambas) of the side afterwards.
+    natural_canastas: u8,
+}
+
+/// One way to take the pile, for the prompt.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct TakeOption {
+    /// Where the top card goes.
+    pub target: MeldTarget,
+    /// Natural cards of the top card's rank needed from the hand.
+    pub naturals: u8,
+    /// Wild cards needed from the hand.
+    pub wilds: u8,
+    /// True if further melds from the hand must be laid with it to reach the initial minimum.
+    pub with_melds: bool,
+}
+
+/// A compact description of the legal choices, as sent in a prompt.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Summary {
+    /// The seat that must act.
+    pub seat: Option<Seat>,
+    /// Drawing from the stock is legal.
+    pub can_draw: bool,
+    /// Each way the pile may be taken.
+    pub pile_takes: Vec<TakeOption>,
+    /// The stock is empty and the top card fits a meld: the pile must be taken (R-STOCK-1).
+    pub must_take_pile: bool,
+    /// Declining the pile (ending the deal) is legal.
+    pub can_decline_pile: bool,
+    /// Ranks that can start a new group now.
+    pub meld_ranks: Vec<Rank>,
+    /// Suits that can start a new sequence now (R-SAMBA-3).
+    pub sequence_suits: Vec<Suit>,
+    /// A meld of wild cards can be started now (wild canastas).
+    pub can_meld_wilds: bool,
+    /// Melds of the side that can take a card from the hand now.
+    pub add_to_melds: Vec<MeldId>,
+    /// Discarding is legal.
+    pub can_discard: bool,
+    /// Going out is possible now.
+    pub can_go_out: bool,
+    /// Asking the partner is legal.
+    pub can_ask_partner: bool,
+    /// The seat must answer its partner.
+    pub must_answer: bool,
+    /// Points the side's initial meld must still reach (0 once the side has melded).
+    pub minimum_remaining: u32,
+}
+
+/// The legal choices of the seat to act: checks, the full enumeration and the summary.
+#[derive(Clone, Copy, Debug)]
+pub struct LegalChoices<'a> {
+    ctx: Ctx<'a>,
+}
+
+impl<'a> LegalChoices<'a> {
+    pub(crate) fn new(ctx: Ctx<'a>) -> Self {
+        LegalChoices { ctx }
+    }
+
+    /// The seat these choices are for.
+    pub fn seat(&self) -> Seat {
+        self.ctx.seat
+    }
+
+    /// The phase of the turn.
+    pub fn phase(&self) -> Phase {
+        self.ctx.phase
+    }
+
+    /// The seat's hand.
+    pub fn hand(&self) -> &CardCounts {
+        self.ctx.hand
+    }
+
+    /// Checks an action of this seat without applying it.
+    pub fn check(&self, action: &Action) -> Result<(), RuleError> {
+        self.ctx.check(action)
+    }
+
+    /// Appends every legal action in canonical form (see the module documentation) to `out`.
+    pub fn actions(&self, out: &mut Vec<Action>) {
+        self.ctx.enumerate(out);
+    }
+
+    /// Every legal action in canonical form.
+    pub fn to_vec(&self) -> Vec<Action> {
+        let mut v = Vec::new();
+        self.actions(&mut v);
+        v
+    }
+
+    /// The compact description of the choices, for a prompt.
+    pub fn summary(&self) -> Summary {
+        let actions = self.to_vec();
+        let c = &self.ctx;
+        let mut s = Summary {
+            seat: Some(c.seat),
+            minimum_remaining: if c.side_melded { 0 } else { c.minimum },
+            ..Summary::default()
+        };
+        for a in &actions {
+            match a {
+                Action::DrawStock => s.can_draw = true,
+                Action::TakePile { top, melds } => {
+                    let rank = c.pile.last().map(|t| t.rank());
+                    let opt = TakeOption {
+                        target: top.target,
+                        naturals: rank.map_or(0, |r| top.cards.rank_count(r)),
+                        wilds: top.cards.wilds(),
+                        with_melds: !melds.is_empty(),
+                    };
+                    let same_way = |o: &TakeOption| {
+                        o.target == opt.target
+                            && o.naturals.min(2) == opt.naturals.min(2)
+                            && (o.wilds > 0) == (opt.wilds > 0)
+                    };
+                    if let Some(o) = s.pile_takes.iter_mut().find(|o| same_way(o)) {
+                        o.with_melds &= opt.with_melds;
+                    } else {
+                        s.pile_takes.push(opt);
+                    }
+                }
+                Action::DeclinePile => s.can_decline_pile = true,
+                Action::Meld { melds } => {
+                    for m in melds {
+                        match m.target {
+                            MeldTarget::New => match kind_of_new(c.rules, &m.cards) {
+                                Ok(MeldKind::Group(r)) if !s.meld_ranks.contains(&r) => {
+                                    s.meld_ranks.push(r)
+                                }
+                                Ok(MeldKind::Sequence(suit))
+                                    if !s.sequence_suits.contains(&suit) =>
+                                {
+                                    s.sequence_suits.push(suit)
+                                }
+                                Ok(MeldKind::Wild) => s.can_meld_wilds = true,
+                                _ => {}
+                            },
+                            MeldTarget::Existing(id) => {
+                                if !s.add_to_melds.contains(&id) {
+                                    s.add_to_melds.push(id);
+                                }
+                            }
+                        }
+                    }
+                }
+                Action::Discard { .. } => s.can_discard = true,
+                Action::GoOut { .. } => s.can_go_out = true,
+                Action::AskPartner => s.can_ask_partner = true,
+                Action::AnswerPartner { .. } => s.must_answer = true,
+            }
+        }
+        s.must_take_pile = c.phase == Phase::Draw
+            && c.stock_len == 0
+            && !s.pile_takes.is_empty()
+            && !s.can_decline_pile;
+        s.meld_ranks.sort();
+        s.sequence_suits.sort();
+        s.add_to_melds.sort();
+        s
+    }
+}
+
+/// Side canastas: (all, natural or samba).
+fn canasta_counts(melds: &[Meld]) -> (u8, u8) {
+    melds
+        .iter()
+        .fold((0, 0), |(all, nat), m| match m.canasta() {
+            Some(k) => (all + 1, nat + k.is_natural() as u8),
+            None => (all, nat),
+        })
+}
+
+fn single(card: Card) -> CardCounts {
+    let mut c = CardCounts::new();
+    c.add(card);
+    c
+}
+
+fn plus(a: &CardCounts, b: &CardCounts) -> CardCounts {
+    let mut c = *a;
+    c.add_all(b);
+    c
+}
+
+impl<'a> Ctx<'a> {
+    fn frozen_for_me(&self) -> bool {
+        self.pile_frozen || !self.side_melded
+    }
+
+    /// The pile may be taken for an initial meld with one natural and a wild card (Rasche g),
+    /// unless a wild card or red three freezes it.
+    fn relaxed_take(&self) -> bool {
+        self.rules.initial_take_without_pair && !self.pile_frozen && !self.side_melded
+    }
+
+    fn top_blocks(&self, top: Card) -> bool {
+        self.pile_blocked || top.is_wild() || top.is_black_three()
+    }
+
+    /// The side's first group of this rank.
+    fn group_of(&self, rank: Rank) -> Option<usize> {
+        self.melds
+            .iter()
+            .position(|m| m.kind == MeldKind::Group(rank))
+    }
+
+    /// After taking the pile under rules without melding after a take (Swiss), only natural
+    /// cards may still be laid, onto the side's canastas of their rank (seed 004).
+    fn restricted_after_take(&self) -> bool {
+        !self.rules.meld_after_take && self.turn.took_pile
+    }
+
+    fn allowed_after_take(&self, spec: &MeldSpec) -> bool {
+        let MeldTarget::Existing(id) = spec.target else {
+            return false;
+        };
+        let Some(meld) = self.melds.get(id as usize) else {
+            return false;
+        };
+        meld.is_canasta()
+            && meld
+                .rank()
+                .is_some_and(|r| spec.cards.rank_count(r) as usize == spec.cards.len())
+    }
+
+    /// Whether the side may go out with this many canastas afterwards (R-OUT-1, R-OUT-3).
+    fn go_out_allowed(&self, canastas: u8, natural_canastas: u8) -> Result<(), RuleError> {
+        if self.turn.ask == Ask::No {
+            return Err(RuleError::PartnerSaidNo);
+        }
+        if canastas < self.rules.canastas_to_go_out {
+            return Err(RuleError::NotEnoughCanastas {
+                have: canastas,
+                need: self.rules.canastas_to_go_out,
+            });
+        }
+        if self.rules.go_out_needs_natural_canasta && natural_canastas == 0 {
+            return Err(RuleError::NeedNaturalCanasta);
+        }
+        Ok(())
+    }
+
+    /// The fewest cards a player may keep after a take or meld if he is to go out next: none,
+    /// or one when going out must end with a discard.
+    fn out_floor(&self) -> usize {
+        self.rules.go_out_requires_discard as usize
+    }
+
+    fn wrong_phase(&self, action: &Action) -> RuleError {
+        RuleError::WrongPhase {
+            phase: self.phase,
+            action: action.kind_name(),
+        }
+    }
+
+    /// Checks an action of the seat to act. The caller has checked that it is this seat's turn.
+    pub fn check(&self, action: &Action) -> Result<(), RuleError> {
+        if self.phase == Phase::Over {
+            return Err(RuleError::MatchOver);
+        }
+        let need = match action {
+            Action::DrawStock | Action::TakePile { .. } | Action::DeclinePile => Phase::Draw,
+            Action::AnswerPartner { .. } => Phase::Answer,
+            _ => Phase::Play,
+        };
+        if need != self.phase {
+            return Err(self.wrong_phase(action));
+        }
+        match action {
+            Action::DrawStock => {
+                if self.stock_len == 0 {
+                    return Err(RuleError::StockEmpty);
+                }
+                Ok(())
+            }
+            Action::TakePile { top, melds } => self.check_take(top, melds).map(|_| ()),
+            Action::DeclinePile => self.check_decline(),
+            Action::Meld { melds } => self.check_meld(melds),
+            Action::Discard { card } => self.check_discard(*card),
+            Action::GoOut { melds, discard } => self.check_go_out(melds, *discard).map(|_| ()),
+            Action::AskPartner => self.check_ask(),
+            Action::AnswerPartner { .. } => Ok(()),
+        }
+    }
+
+    /// Checks the cards of a batch against the hand and the side's melds. `avail` is what the
+    /// cards may come from.
+    fn check_batch(
+        &self,
+        avail: &CardCounts,
+        specs: &[MeldSpec],
+        going_out: bool,
+    ) -> Result<BatchInfo, RuleError> {
+        let mut total = CardCounts::new();
+        for s in specs {
+            if s.cards.is_empty() {
+                return Err(RuleError::EmptyMeld);
+            }
+            // Said first: the player may think he holds one, but it was laid out (R-RED-6).
+            if s.cards.red_threes() > 0 {
+                return Err(RuleError::RedThree);
+            }
+            let mut with = total;
+            with.add_all(&s.cards);
+            // A sum that stopped at 255 names more cards than any hand holds.
+            if with.len() != total.len() + s.cards.len() || !avail.contains(&with) {
+                let (card, held) = s
+                    .cards
+                    .iter_kinds()
+                    .find(|&(c, n)| total.count(c) as u16 + n as u16 > avail.count(c) as u16)
+                    .map(|(c, _)| (c, avail.count(c)))
+                    .expect("some card is missing");
+                return Err(RuleError::CardNotHeld { card, held });
+            }
+            total = with;
+        }
+        let (mut canastas, mut natural_canastas) = canasta_counts(self.melds);
+        let mut tally = |before: Option<CanastaKind>, after: Option<CanastaKind>| {
+            for (k, delta) in [(before, -1i8), (after, 1)] {
+                if let Some(k) = k {
+                    canastas = canastas.wrapping_add_signed(delta);
+                    if k.is_natural() {
+                        natural_canastas = natural_canastas.wrapping_add_signed(delta);
+                    }
+                }
+            }
+        };
+        let one_per_rank = !self.rules.multiple_melds_per_rank;
+        for (i, s) in specs.iter().enumerate() {
+            match s.target {
+                MeldTarget::New => {
+                    let kind = check_new(self.rules, &s.cards)?;
+                    if kind == MeldKind::BlackThrees && !going_out {
+                        return Err(RuleError::BlackThreesOnlyGoingOut);
+                    }
+                    if let MeldKind::Group(rank) = kind
+                        && one_per_rank
+                        && let Some(id) = self.group_of(rank)
+                    {
+                        return Err(RuleError::RankAlreadyMelded {
+                            rank,
+                            meld: id as u8,
+                        });
+                    }
+                    let unique = kind == MeldKind::BlackThrees
+                        || (one_per_rank && matches!(kind, MeldKind::Group(_)));
+                    if unique
+                        && specs[..i].iter().any(|p| {
+                            p.target == MeldTarget::New
+                                && kind_of_new(self.rules, &p.cards).ok() == Some(kind)
+                        })
+                    {
+                        return Err(RuleError::DuplicateMeld);
+                    }
+                    tally(None, canasta_of(kind, &s.cards));
+                }
+                MeldTarget::Existing(id) => {
+                    let meld = self.melds.get(id as usize).ok_or(RuleError::NoSuchMeld {
+                        meld: id,
+                        count: self.melds.len() as u8,
+                    })?;
+                    if specs[..i].iter().any(|p| p.target == s.target) {
+                        return Err(RuleError::DuplicateMeld);
+                    }
+                    let after = check_addition(self.rules, meld, id, &s.cards)?;
+                    tally(meld.canasta(), canasta_of(meld.kind, &after));
+                }
+            }
+        }
+        Ok(BatchInfo {
+            cards: total,
+            canastas,
+            natural_canastas,
+        })
+    }
+
+    /// Checks taking the pile; returns the cards left in hand afterwards.
+    fn check_take(&self, top_use: &TopMeld, extras: &[MeldSpec]) -> Result<usize, RuleError> {
+        let top = *self.pile.last().ok_or(RuleError::PileEmpty)?;
+        if self.top_blocks(top) {
+            return Err(RuleError::PileBlocked { top });
+        }
+        if self.rules.one_card_pile_rule && self.hand.len() == 1 && self.pile.len() == 1 {
+            return Err(RuleError::OneCardPile);
+        }
+        if let Some((card, held)) = self.hand.first_missing(&top_use.cards) {
+            return Err(RuleError::CardNotHeld { card, held });
+        }
+        let rank = top.rank();
+        let target = match top_use.target {
+            MeldTarget::New => None,
+            MeldTarget::Existing(id) => {
+                Some(self.melds.get(id as usize).ok_or(RuleError::NoSuchMeld {
+                    meld: id,
+                    count: self.melds.len() as u8,
+                })?)
+            }
+        };
+        let kind = target.map_or(MeldKind::Group(rank), |m| m.kind);
+        check_fits(kind, &top_use.cards)?;
+        let naturals = top_use.cards.rank_count(rank);
+        if self.frozen_for_me() && naturals < 2 && !(self.relaxed_take() && naturals == 1) {
+            return Err(RuleError::PileFrozen { top, naturals });
+        }
+        match target {
+            None if naturals == 0 => return Err(RuleError::TopCardNotMelded { top }),
+            None if naturals < 2 && !self.rules.pile_with_natural_and_wild => {
+                return Err(RuleError::PileTakeForbidden {
+                    top,
+                    why: "one natural card and a wild card do not take the pile under these rules",
+                });
+            }
+            Some(meld) if meld.is_canasta() && !self.rules.pile_onto_canasta => {
+                return Err(RuleError::PileTakeForbidden {
+                    top,
+                    why: "the top card may not be added to a canasta under these rules",
+                });
+            }
+            _ => {}
+        }
+        let mut specs: SmallVec<[MeldSpec; 4]> = SmallVec::new();
+        specs.push(MeldSpec {
+            target: top_use.target,
+            cards: plus(&top_use.cards, &single(top)),
+        });
+        specs.extend_from_slice(extras);
+        let mut avail = *self.hand;
+        avail.add(top);
+        let info = self.check_batch(&avail, &specs, false)?;
+        if !self.side_melded {
+            // R-INIT-3: the top card and the hand cards laid with it count, the rest of the
+            // pile never does.
+            let value = info.cards.value();
+            if value < self.minimum {
+                return Err(RuleError::BelowMinimum {
+                    value,
+                    minimum: self.minimum,
+                });
+            }
+        }
+        let rest = &self.pile[..self.pile.len() - 1];
+        let red_threes = rest.iter().filter(|c| c.is_red_three()).count();
+        let left = self.hand.len() + 1 - info.cards.len() + rest.len() - red_threes;
+        if left < 2 {
+            let could = left >= self.out_floor()
+                && self
+                    .go_out_allowed(info.canastas, info.natural_canastas)
+                    .is_ok();
+            if !could {
+                return Err(RuleError::MustKeepCard {
+                    left: left as u8,
+                    could_go_out: false,
+                });
+            }
+        }
+        Ok(left)
+    }
+
+    fn check_decline(&self) -> Result<(), RuleError> {
+        if self.stock_len > 0 {
+            return Err(RuleError::StockNotEmpty);
+        }
+        if let Some(top) = self.forced_top() {
+            return Err(RuleError::MustTakePile { top });
+        }
+        Ok(())
+    }
+
+    /// With the stock empty, the top card if it can be added to a meld of the side: then the
+    /// pile must be taken (R-STOCK-1).
+    fn forced_top(&self) -> Option<Card> {
+        let top = *self.pile.last()?;
+        (0..self.melds.len()).find_map(|id| {
+            let t = TopMeld {
+                target: MeldTarget::Existing(id as u8),
+                cards: CardCounts::new(),
+            };
+            self.check_take(&t, &[]).ok().map(|_| top)
+        })
+    }
+
+    fn check_meld(&self, melds: &[MeldSpec]) -> Result<(), RuleError> {
+        if melds.is_empty() {
+            return Err(RuleError::EmptyMeld);
+        }
+        if self.restricted_after_take() && !melds.iter().all(|m| self.allowed_after_take(m)) {
+            return Err(RuleError::NoMeldAfterTake);
+        }
+        let info = self.check_batch(self.hand, melds, false)?;
+        if !self.side_melded {
+            let value = info.cards.value();
+            if value < self.minimum {
+                return Err(RuleError::BelowMinimum {
+                    value,
+                    minimum: self.minimum,
+                });
+            }
+        }
+        let left = self.hand.len() - info.cards.len();
+        if left < 2 {
+            return Err(RuleError::MustKeepCard {
+                left: left as u8,
+                could_go_out: left >= self.out_floor()
+                    && self
+                        .go_out_allowed(info.canastas, info.natural_canastas)
+                        .is_ok(),
+            });
+        }
+        Ok(())
+    }
+
+    fn check_discard(&self, card: Card) -> Result<(), RuleError> {
+        if card.is_red_three() {
+            return Err(RuleError::RedThree);
+        }
+        if self.hand.count(card) == 0 {
+            return Err(RuleError::CardNotHeld { card, held: 0 });
+        }
+        if self.hand.len() < 2 {
+            let (c, n) = canasta_counts(self.melds);
+            return Err(RuleError::DiscardLastCard {
+                could_go_out: self.go_out_allowed(c, n).is_ok(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks going out; returns the canastas of the side afterwards.
+    fn check_go_out(&self, melds: &[MeldSpec], discard: Option<Card>) -> Result<u8, RuleError> {
+        if self.turn.ask == Ask::No {
+            return Err(RuleError::PartnerSaidNo);
+        }
+        if self.rules.go_out_requires_discard && discard.is_none() {
+            return Err(RuleError::GoOutNeedsDiscard);
+        }
+        if self.restricted_after_take() && !melds.iter().all(|m| self.allowed_after_take(m)) {
+            return Err(RuleError::NoMeldAfterTake);
+        }
+        let info = self.check_batch(self.hand, melds, true)?;
+        let mut rest = *self.hand;
+        rest.remove_all(&info.cards);
+        if let Some(d) = discard {
+            if d.is_red_three() {
+                return Err(RuleError::RedThree);
+            }
+            if !rest.remove(d) {
+                return Err(RuleError::CardNotHeld {
+                    card: d,
+                    held: self.hand.count(d),
+                });
+            }
+        }
+        if !rest.is_empty() {
+            return Err(RuleError::CardsLeft {
+                left: rest.len() as u8,
+            });
+        }
+        // A side that has not melded goes out concealed, which needs no minimum (R-INIT-5)
+        // unless the rules say so (Samba); a side that took the pile this turn has melded.
+        if !self.side_melded && self.rules.concealed_needs_minimum {
+            let value = info.cards.value();
+            if value < self.minimum {
+                return Err(RuleError::BelowMinimum {
+                    value,
+                    minimum: self.minimum,
+                });
+            }
+        }
+        self.go_out_allowed(info.canastas, info.natural_canastas)?;
+        Ok(info.canastas)
+    }
+
+    fn check_ask(&self) -> Result<(), RuleError> {
+        if self.partner.is_none() {
+            return Err(RuleError::NoPartner);
+        }
+        if self.turn.ask != Ask::NotAsked {
+            return Err(RuleError::AlreadyAsked);
+        }
+        if self.turn.melded || self.turn.took_pile {
+            return Err(RuleError::AskTooLate);
+        }
+        Ok(())
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::card::parse_cards;
+
+    fn hand(text: &str) -> CardCounts {
+        CardCounts::from_cards(parse_cards(text).unwrap())
+    }
+
+    fn ctx<'a>(rules: &'a Rules, hand: &'a CardCounts, pile: &'a [Card]) -> Ctx<'a> {
+        Ctx {
+            rules,
+            seat: Seat(0),
+            phase: Phase::Draw,
+            hand,
+            melds: &[],
+            side_melded: true,
+            minimum: 50,
+            pile,
+            pile_frozen: false,
+            pile_blocked: false,
+            stock_len: 10,
+            partner: Some(Seat(2)),
+            melded_before: false,
+            turn: TurnFlags::default(),
+        }
+    }
+
+    // R-PILE-8: a play can never meet an empty pile at a draw (every turn ends with a discard
+    // or ends the deal), but the check still answers it.
+    #[test]
+    fn r_pile_8_empty_pile_cannot_be_taken() {
+        let rules = Rules::official(4).unwrap();
+        let h = hand("KS KH QS");
+        let c = ctx(&rules, &h, &[]);
+        let take = Action::TakePile {
+            top: TopMeld {
+                target: MeldTarget::New,
+                cards: hand("KS KH"),
+            },
+            melds: MeldBatch::new(),
+        };
+        assert_eq!(c.check(&take).unwrap_err().code(), "PILE_EMPTY");
+        let mut out = Vec::new();
+        c.enumerate(&mut out);
+        assert_eq!(out, vec![Action::DrawStock]);
+    }
+
+    // The enumerator's fast paths agree with the full check on every action they list.
+    #[test]
+    fn listed_takes_pass_the_full_check() {
+        let rules = Rules::official(4).unwrap();
+        let h = hand("KS KH Jk 2C 5D");
+        let pile = parse_cards("9C 4S KD").unwrap();
+        let c = ctx(&rules, &h, &pile);
+        let mut out = Vec::new();
+        c.enumerate(&mut out);
+        let takes = out
+            .iter()
+            .filter(|a| matches!(a, Action::TakePile { .. }))
+            .count();
+        assert_eq!(takes, 3, "{out:?}");
+        for a in &out {
+            assert_eq!(c.check(a), Ok(()), "{a}");
+        }
+    }
+}
