@@ -57,6 +57,8 @@ pub enum RuleError {
     TopCardNotMelded {
         /// The top card of the pile.
         top: Card,
+        /// True if the rules let one natural and a wild card take the pile.
+        with_wild: bool,
     },
     /// One card in hand may not take a pile of one card (R-PILE-6).
     OneCardPile,
@@ -352,12 +354,13 @@ impl fmt::Display for RuleError {
                 "the pile is frozen for you: take it only by melding the {top} with two natural {} from your hand (you offered {naturals})",
                 top.rank().plural()
             ),
-            TopCardNotMelded { top } => write!(
-                f,
-                "to take the pile, meld the {top} with a natural pair, with one natural {} and a wild card, or add it to your side's meld of {}",
-                top.rank().label(),
-                top.rank().plural()
-            ),
+            TopCardNotMelded { top, with_wild } => {
+                write!(f, "to take the pile, meld the {top} with a natural pair")?;
+                if *with_wild {
+                    write!(f, ", with one natural {} and a wild card", top.rank().label())?;
+                }
+                write!(f, ", or add it to your side's meld of {}", top.rank().plural())
+            }
             OneCardPile => f.write_str(
                 "with one card in your hand you may not take a pile of one card: draw from the stock",
             ),
@@ -399,7 +402,7 @@ impl fmt::Display for RuleError {
             }
             MixedRanks { a, b } => write!(
                 f,
-                "a meld holds natural cards of one rank only, not {} and {}: make two melds",
+                "a meld holds natural cards of one rank, not {} and {} (where sequences are played, a sequence holds consecutive cards of one suit): make two melds",
                 a.plural(),
                 b.plural()
             ),

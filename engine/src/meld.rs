@@ -148,7 +148,19 @@ pub fn kind_of_new(rules: &Rules, cards: &CardCounts) -> Result<MeldKind, RuleEr
     let mut ranks = Rank::NATURALS.iter().filter(|&&r| cards.rank_count(r) > 0);
     let first = ranks.next().copied();
     let second = ranks.next().copied();
+    let one_suit = || {
+        let mut suits = cards
+            .iter()
+            .filter(|c| !c.is_wild())
+            .filter_map(|c| c.suit());
+        let first = suits.next();
+        first.filter(|&f| suits.all(|s| s == f))
+    };
     match (first, second) {
+        // Where sequences are played, cards of one suit were meant as one (and fail its shape).
+        (Some(_), _) if rules.sequences && one_suit().is_some() && cards.black_threes() > 0 => {
+            Ok(MeldKind::Sequence(one_suit().expect("checked")))
+        }
         (Some(r), _) if cards.black_threes() > 0 => Err(RuleError::WrongRank {
             rank: r,
             card: any_black_three(cards),

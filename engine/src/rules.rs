@@ -425,7 +425,7 @@ macro_rules! options {
                     } )*
                     other => match rasche_alias(other, value) {
                         Some(pairs) => {
-                            for (name, value) in pairs {
+                            for (name, value) in pairs? {
                                 self.set(name, &value)?;
                             }
                             Ok(())
@@ -448,9 +448,13 @@ macro_rules! options {
         }
 
         impl Rules {
-            /// Every option's effective value, as (name, text value) pairs.
+            /// Every option's effective value, as (name, text value) pairs: the options that
+            /// apply to these rules (no seating of five in a game of four, no wild-canasta
+            /// bonus without wild canastas), so that setting them all gives the same rules.
             pub fn option_values(&self) -> Vec<(&'static str, String)> {
-                vec![ $( (stringify!($field), self.$field.show_value()) ),* ]
+                let mut out = vec![ $( (stringify!($field), self.$field.show_value()) ),* ];
+                out.retain(|(name, _)| self.applies(name));
+                out
             }
         }
     };
@@ -578,31 +582,41 @@ pub const RASCHE_OPTIONS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The options a Rasche letter stands for, with the value given (see [`RASCHE_OPTIONS`]).
-fn rasche_alias(name: &str, value: &str) -> Option<Vec<(&'static str, String)>> {
-    let on = || match bool::parse_value(value) {
-        Ok(true) => "true".to_string(),
-        _ => "false".to_string(),
+/// The options a Rasche letter stands for, with the value given (see [`RASCHE_OPTIONS`]):
+/// `None` if the name is no Rasche letter. Switching a letter on sets its options; switching off
+/// b, g, h or j sets the option to false, while off for a, c, e or i leaves the preset's value
+/// (those letters name a change, not a setting).
+fn rasche_alias(
+    name: &str,
+    value: &str,
+) -> Option<Result<Vec<(&'static str, String)>, RulesError>> {
+    let flag = || {
+        bool::parse_value(value).map_err(|why| RulesError::BadValue {
+            option: name.to_string(),
+            why,
+        })
     };
-    // Off leaves the preset's value: these letters name a change, not a setting.
-    let change = |name: &'static str, on_value: &str| {
-        if bool::parse_value(value) == Ok(true) {
-            vec![(name, on_value.to_string())]
-        } else {
-            vec![]
-        }
+    let switch = |option: &'static str| flag().map(|on| vec![(option, on.to_string())]);
+    let change = |option: &'static str, on_value: &str| {
+        flag().map(|on| {
+            if on {
+                vec![(option, on_value.to_string())]
+            } else {
+                vec![]
+            }
+        })
     };
     Some(match name {
         "rasche_a" => change("jokers", "6"),
-        "rasche_b" => vec![("wild_canastas", on())],
+        "rasche_b" => switch("wild_canastas"),
         "rasche_c" => change("hand_size", "13"),
-        "rasche_d" => vec![("target_score", value.to_string())],
+        "rasche_d" => Ok(vec![("target_score", value.to_string())]),
         "rasche_e" => change("minimum_table", "-inf:25,0:90,1500:120,3000:150"),
-        "rasche_f" => vec![("concealed_bonus", value.to_string())],
-        "rasche_g" => vec![("initial_take_without_pair", on())],
-        "rasche_h" => vec![("go_out_needs_natural_canasta", on())],
+        "rasche_f" => Ok(vec![("concealed_bonus", value.to_string())]),
+        "rasche_g" => switch("initial_take_without_pair"),
+        "rasche_h" => switch("go_out_needs_natural_canasta"),
         "rasche_i" => change("red_threes_positive", "canasta"),
-        "rasche_j" => vec![("closed_canastas", on())],
+        "rasche_j" => switch("closed_canastas"),
         _ => return None,
     })
 }
@@ -680,7 +694,7 @@ impl fmt::Display for RulesError {
                 let names: Vec<&str> = OPTION_DOCS.iter().map(|d| d.0).collect();
                 write!(
                     f,
-                    "there is no option {o:?}: the options are {}",
+                    "there is no option {o:?}: the options are {}, and the Rasche letters rasche_a to rasche_j",
                     names.join(", ")
                 )
             }
@@ -859,6 +873,8 @@ impl Rules {
                     decks,
                     jokers: if decks == 3 { 6 } else { 4 },
                     hand_size: 13,
+                    // Seed 004: a card is taken from the stock, whatever the number of players.
+                    draw: 1,
                     minimum_table: MinimumTable::new(&[(i32::MIN, 50), (1500, 90), (3000, 120)])
                         .expect("ascending tiers"),
                     max_wilds: 8,
@@ -986,15 +1002,23 @@ impl Rules {
                     .into(),
             );
         }
-        if !self.wilds_on_canasta && self.closed_canastas && o.wilds_on_canasta.is_some() {
-            return conflict(
-                "wilds_on_canasta=false says nothing once closed_canastas=true closes every canasta: remove wilds_on_canasta".into(),
-            );
-        }
         if self.concealed_without_canasta_bonus.is_some() && self.canastas_to_go_out == 0 {
             return conflict("concealed_without_canasta_bonus needs canastas_to_go_out".into());
         }
         Ok(())
+    }
+
+    /// True if the option matters for these rules (see [`Rules::option_values`]).
+    fn applies(&self, option: &str) -> bool {
+        match option {
+            "five_players" => self.players == 5,
+            "six_players" => self.players == 6,
+            "wild_canasta_bonus" | "joker_canasta_bonus" | "deuce_canasta_bonus" => {
+                self.wild_canastas
+            }
+            "samba_bonus" => self.sequences,
+            _ => true,
+        }
     }
 
     /// Players who hold cards in a deal: everyone, except those sitting out (R-DEAL-2).
@@ -1093,8 +1117,11 @@ mod tests {
         assert!(rules.closed_canastas);
         let entries = spec.options.entries();
         assert!(entries.contains(&("jokers", "6".to_string())));
-        let values = rules.option_values();
-        assert_eq!(values.len(), OPTION_DOCS.len());
+        let mut again = RuleSpec::new(Preset::Official, 4);
+        for (name, value) in rules.option_values() {
+            again.options.set(name, &value).unwrap();
+        }
+        assert_eq!(Rules::new(&again), Ok(rules));
     }
 
     #[test]

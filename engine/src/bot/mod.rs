@@ -2,8 +2,10 @@
 //! referee's state, so a bot plays the same in-process and over the network.
 
 mod random;
+mod safe;
 
 pub use random::RandomBot;
+pub use safe::SafeBot;
 
 use crate::action::Action;
 use crate::event::Event;
@@ -22,12 +24,13 @@ pub trait Bot: Send {
 }
 
 /// The names of the built-in bots.
-pub const BOT_NAMES: &[&str] = &["random"];
+pub const BOT_NAMES: &[&str] = &["random", "safe"];
 
 /// A built-in bot by name, seeded for reproducible play.
 pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn Bot>> {
     match name {
         "random" => Some(Box::new(RandomBot::new(seed))),
+        "safe" => Some(Box::new(SafeBot::new())),
         _ => None,
     }
 }

@@ -506,7 +506,12 @@ impl<'a> Ctx<'a> {
             return Err(RuleError::PileFrozen { top, naturals });
         }
         match target {
-            None if naturals == 0 => return Err(RuleError::TopCardNotMelded { top }),
+            None if naturals == 0 => {
+                return Err(RuleError::TopCardNotMelded {
+                    top,
+                    with_wild: self.rules.pile_with_natural_and_wild,
+                });
+            }
             None if naturals < 2 && !self.rules.pile_with_natural_and_wild => {
                 return Err(RuleError::PileTakeForbidden {
                     top,

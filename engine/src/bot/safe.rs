@@ -1,0 +1,103 @@
+//! The `safe` bot: the server's fallback when a seat's move time runs out. It makes a quiet,
+//! legal move and never takes risks: it draws, melds nothing, discards the card least useful to
+//! the opponents, answers its partner no, and declines the pile when allowed.
+
+use super::Bot;
+use crate::action::Action;
+use crate::card::{Card, Rank};
+use crate::legal::LegalChoices;
+use crate::view::View;
+
+/// Plays the safest legal move (see the module documentation). Deterministic.
+#[derive(Clone, Debug, Default)]
+pub struct SafeBot {
+    actions: Vec<Action>,
+}
+
+impl SafeBot {
+    /// A safe bot.
+    pub fn new() -> SafeBot {
+        SafeBot::default()
+    }
+
+    /// How risky discarding `card` is: lower is safer. Black threes block the pile; then cards
+    /// of ranks no opponent has melded, lowest value first; wild cards last.
+    fn risk(view: &View, card: Card) -> u32 {
+        if card.is_black_three() {
+            return 0;
+        }
+        if card.is_wild() {
+            return 10_000 + card.value();
+        }
+        let me = view.to_act.map(|s| view.seats[s.index()].side);
+        let melded_by_opponents = view
+            .sides
+            .iter()
+            .filter(|s| Some(s.side) != me)
+            .flat_map(|s| s.melds.iter())
+            .any(|m| m.rank() == Some(card.rank()));
+        let penalty = if melded_by_opponents { 1000 } else { 0 };
+        penalty + card.value()
+    }
+}
+
+impl Bot for SafeBot {
+    fn name(&self) -> &str {
+        "safe"
+    }
+
+    fn choose(&mut self, view: &View, legal: &LegalChoices<'_>) -> Action {
+        self.actions.clear();
+        legal.actions(&mut self.actions);
+        let has = |a: &Action| self.actions.contains(a);
+        for quiet in [
+            Action::AnswerPartner { yes: false },
+            Action::DrawStock,
+            Action::DeclinePile,
+        ] {
+            if has(&quiet) {
+                return quiet;
+            }
+        }
+        let safest = self
+            .actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Discard { card } => Some(*card),
+                _ => None,
+            })
+            .min_by_key(|&c| (Self::risk(view, c), c.rank() == Rank::Joker, c));
+        if let Some(card) = safest {
+            return Action::Discard { card };
+        }
+        // A forced take, or going out with the last card: the first legal action.
+        self.actions
+            .first()
+            .cloned()
+            .expect("a seat asked to act always has a legal action")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bot::play;
+    use crate::game::{Game, Setup};
+    use crate::rules::{Preset, RuleSpec};
+
+    #[test]
+    fn safe_bots_finish_deals_legally() {
+        for preset in Preset::ALL {
+            let spec = RuleSpec::new(preset, 4);
+            let mut game = Game::new(&Setup::seeded(spec, 3)).unwrap();
+            let mut bots: Vec<Box<dyn Bot>> =
+                (0..4).map(|_| Box::new(SafeBot::new()) as _).collect();
+            // Safe bots never meld, so the match may never end: two deals must finish.
+            match play(&mut game, &mut bots, 2, |_| {}) {
+                Ok(_) | Err(crate::bot::PlayError::DealLimit) => {}
+                Err(e) => panic!("{preset}: {e}"),
+            }
+            assert!(game.history().len() >= 2 || game.winner().is_some());
+        }
+    }
+}

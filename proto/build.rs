@@ -1,0 +1,27 @@
+//! Compiles `canasta/v1/*.proto` with protox (a pure-Rust protobuf compiler, so no protoc is
+//! needed) into Rust types and tonic stubs, and saves the file descriptor set for reflection.
+
+use std::path::PathBuf;
+
+use prost::Message;
+
+const FILES: &[&str] = &[
+    "canasta/v1/cards.proto",
+    "canasta/v1/actions.proto",
+    "canasta/v1/game.proto",
+    "canasta/v1/service.proto",
+];
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    for file in FILES {
+        println!("cargo:rerun-if-changed={file}");
+    }
+    let descriptors = protox::compile(FILES, ["."])?;
+    let out = PathBuf::from(std::env::var("OUT_DIR")?);
+    std::fs::write(
+        out.join("canasta_descriptor.bin"),
+        descriptors.encode_to_vec(),
+    )?;
+    tonic_prost_build::configure().compile_fds(descriptors)?;
+    Ok(())
+}

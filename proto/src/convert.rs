@@ -1,0 +1,869 @@
+//! Conversions between the wire types of `canasta.v1` and the engine's types: the one place
+//! where that is decided.
+//!
+//! Input from the wire (`*_from_wire`) is checked here: a missing field, an unknown enum value,
+//! an impossible card or a list too long is refused with a [`WireError`] naming the field. What
+//! passes is well-formed; whether it is legal is the engine's question. Output to the wire
+//! (`*_to_wire`) takes engine values that are already redacted for their receiver.
+
+use std::fmt;
+
+use canasta_engine::card::CARD_KINDS;
+use canasta_engine::event::{DealFinish, DealStart, Placed, RedThreeSource};
+use canasta_engine::legal::TakeOption;
+use canasta_engine::view::{SeatView, SideView};
+use canasta_engine::{
+    Action, Ask, CanastaKind, Card, CardCounts, DealEnd, DealScore, Event, LegalChoices, MeldBatch,
+    MeldKind, MeldSpec, MeldTarget, Phase, Preset, Rank, RuleSpec, Seat, SideScore, Suit, TopMeld,
+    View,
+};
+
+use crate::v1;
+
+/// Most cards one list on the wire may hold: more than any pack.
+pub const MAX_CARDS: usize = 255;
+
+/// Why a wire message was refused: a stable reason code, the field, and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WireError {
+    /// A stable code: `MISSING_FIELD`, `INVALID_ENUM`, `INVALID_CARD`, `TOO_MANY_CARDS`,
+    /// `INVALID_INDEX`, or a rule-set code (`UNKNOWN_OPTION`, `OPTION_CONFLICT`, …).
+    pub reason: &'static str,
+    /// The field, as a path (`action.take_pile.cards[2]`).
+    pub field: String,
+    /// What is wrong and what to send instead.
+    pub message: String,
+}
+
+impl WireError {
+    fn new(reason: &'static str, field: impl Into<String>, message: impl Into<String>) -> Self {
+        WireError {
+            reason,
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    fn missing(field: impl Into<String>) -> Self {
+        let field = field.into();
+        let message = format!("{field} is required");
+        WireError::new("MISSING_FIELD", field, message)
+    }
+}
+
+impl fmt::Display for WireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for WireError {}
+
+// ----- cards -----
+
+/// A card on the wire.
+pub fn card_to_wire(card: Card) -> v1::Card {
+    v1::Card {
+        rank: card.rank() as i32 + 2,
+        suit: card.suit().map_or(0, |s| s as i32 + 1),
+    }
+}
+
+/// A card from the wire.
+pub fn card_from_wire(card: &v1::Card, field: &str) -> Result<Card, WireError> {
+    let rank = (card.rank - 2)
+        .try_into()
+        .ok()
+        .and_then(Rank::from_index)
+        .filter(|_| card.rank >= 2)
+        .ok_or_else(|| {
+            WireError::new(
+                "INVALID_CARD",
+                field,
+                format!(
+                    "rank {} is not a rank: use RANK_TWO to RANK_JOKER",
+                    card.rank
+                ),
+            )
+        })?;
+    if rank == Rank::Joker {
+        if card.suit != 0 {
+            return Err(WireError::new(
+                "INVALID_CARD",
+                field,
+                "a joker has no suit: send SUIT_UNSPECIFIED",
+            ));
+        }
+        return Ok(Card::JOKER);
+    }
+    let suit = match card.suit {
+        1..=4 => Suit::ALL[(card.suit - 1) as usize],
+        s => {
+            return Err(WireError::new(
+                "INVALID_CARD",
+                field,
+                format!("suit {s} is not a suit: use SUIT_CLUBS to SUIT_SPADES"),
+            ));
+        }
+    };
+    Ok(Card::new(rank, suit))
+}
+
+/// A list of cards on the wire, in the engine's order.
+pub fn cards_to_wire(cards: &CardCounts) -> Vec<v1::Card> {
+    cards.iter().map(card_to_wire).collect()
+}
+
+/// Cards in their order on the wire.
+pub fn card_list_to_wire(cards: &[Card]) -> Vec<v1::Card> {
+    cards.iter().copied().map(card_to_wire).collect()
+}
+
+/// A list of cards from the wire, as a multiset.
+pub fn counts_from_wire(cards: &[v1::Card], field: &str) -> Result<CardCounts, WireError> {
+    if cards.len() > MAX_CARDS {
+        return Err(WireError::new(
+            "TOO_MANY_CARDS",
+            field,
+            format!(
+                "{} cards is more than any pack: send at most {MAX_CARDS}",
+                cards.len()
+            ),
+        ));
+    }
+    let mut counts = CardCounts::new();
+    for (i, c) in cards.iter().enumerate() {
+        counts.add(card_from_wire(c, &format!("{field}[{i}]"))?);
+    }
+    Ok(counts)
+}
+
+/// A list of cards from the wire, in order.
+pub fn card_list_from_wire(cards: &[v1::Card], field: &str) -> Result<Vec<Card>, WireError> {
+    if cards.len() > MAX_CARDS {
+        return Err(WireError::new(
+            "TOO_MANY_CARDS",
+            field,
+            format!(
+                "{} cards is more than any pack: send at most {MAX_CARDS}",
+                cards.len()
+            ),
+        ));
+    }
+    cards
+        .iter()
+        .enumerate()
+        .map(|(i, c)| card_from_wire(c, &format!("{field}[{i}]")))
+        .collect()
+}
+
+/// A rank on the wire.
+pub fn rank_to_wire(rank: Rank) -> i32 {
+    rank as i32 + 2
+}
+
+/// A suit on the wire.
+pub fn suit_to_wire(suit: Suit) -> i32 {
+    suit as i32 + 1
+}
+
+// ----- actions -----
+
+fn meld_index(index: Option<u32>, field: &str) -> Result<MeldTarget, WireError> {
+    match index {
+        None => Ok(MeldTarget::New),
+        Some(i) => u8::try_from(i).map(MeldTarget::Existing).map_err(|_| {
+            WireError::new(
+                "INVALID_INDEX",
+                field,
+                format!("meld index {i} is out of range: name one of your side's melds"),
+            )
+        }),
+    }
+}
+
+fn batch_from_wire(specs: &[v1::MeldSpec], field: &str) -> Result<MeldBatch, WireError> {
+    if specs.len() > MAX_CARDS {
+        return Err(WireError::new(
+            "TOO_MANY_CARDS",
+            field,
+            format!(
+                "{} melds in one action is more than a hand can hold",
+                specs.len()
+            ),
+        ));
+    }
+    specs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let f = format!("{field}[{i}]");
+            Ok(MeldSpec {
+                target: meld_index(s.meld_index, &format!("{f}.meld_index"))?,
+                cards: counts_from_wire(&s.cards, &format!("{f}.cards"))?,
+            })
+        })
+        .collect()
+}
+
+fn batch_to_wire(batch: &[MeldSpec]) -> Vec<v1::MeldSpec> {
+    batch
+        .iter()
+        .map(|s| v1::MeldSpec {
+            meld_index: match s.target {
+                MeldTarget::New => None,
+                MeldTarget::Existing(id) => Some(id as u32),
+            },
+            cards: cards_to_wire(&s.cards),
+        })
+        .collect()
+}
+
+/// An action from the wire.
+pub fn action_from_wire(action: &v1::Action) -> Result<Action, WireError> {
+    use v1::action::Kind;
+    let kind = action
+        .kind
+        .as_ref()
+        .ok_or_else(|| WireError::missing("action.kind"))?;
+    Ok(match kind {
+        Kind::DrawStock(_) => Action::DrawStock,
+        Kind::TakePile(t) => Action::TakePile {
+            top: TopMeld {
+                target: meld_index(t.meld_index, "action.take_pile.meld_index")?,
+                cards: counts_from_wire(&t.cards, "action.take_pile.cards")?,
+            },
+            melds: batch_from_wire(&t.melds, "action.take_pile.melds")?,
+        },
+        Kind::Meld(m) => Action::Meld {
+            melds: batch_from_wire(&m.melds, "action.meld.melds")?,
+        },
+        Kind::Discard(d) => Action::Discard {
+            card: card_from_wire(
+                d.card
+                    .as_ref()
+                    .ok_or_else(|| WireError::missing("action.discard.card"))?,
+                "action.discard.card",
+            )?,
+        },
+        Kind::GoOut(g) => Action::GoOut {
+            melds: batch_from_wire(&g.melds, "action.go_out.melds")?,
+            discard: g
+                .discard
+                .as_ref()
+                .map(|c| card_from_wire(c, "action.go_out.discard"))
+                .transpose()?,
+        },
+        Kind::AskPartner(_) => Action::AskPartner,
+        Kind::AnswerPartner(a) => Action::AnswerPartner { yes: a.yes },
+        Kind::DeclinePile(_) => Action::DeclinePile,
+    })
+}
+
+/// An action on the wire.
+pub fn action_to_wire(action: &Action) -> v1::Action {
+    use v1::action::Kind;
+    let kind = match action {
+        Action::DrawStock => Kind::DrawStock(v1::DrawStockAction {}),
+        Action::TakePile { top, melds } => Kind::TakePile(v1::TakePileAction {
+            meld_index: match top.target {
+                MeldTarget::New => None,
+                MeldTarget::Existing(id) => Some(id as u32),
+            },
+            cards: cards_to_wire(&top.cards),
+            melds: batch_to_wire(melds),
+        }),
+        Action::Meld { melds } => Kind::Meld(v1::MeldAction {
+            melds: batch_to_wire(melds),
+        }),
+        Action::Discard { card } => Kind::Discard(v1::DiscardAction {
+            card: Some(card_to_wire(*card)),
+        }),
+        Action::GoOut { melds, discard } => Kind::GoOut(v1::GoOutAction {
+            melds: batch_to_wire(melds),
+            discard: discard.map(card_to_wire),
+        }),
+        Action::AskPartner => Kind::AskPartner(v1::AskPartnerAction {}),
+        Action::AnswerPartner { yes } => Kind::AnswerPartner(v1::AnswerPartnerAction { yes: *yes }),
+        Action::DeclinePile => Kind::DeclinePile(v1::DeclinePileAction {}),
+    };
+    v1::Action { kind: Some(kind) }
+}
+
+// ----- rules -----
+
+/// A preset on the wire.
+pub fn preset_to_wire(preset: Preset) -> v1::Preset {
+    match preset {
+        Preset::Official => v1::Preset::Official,
+        Preset::Wiener => v1::Preset::Wiener,
+        Preset::Samba => v1::Preset::Samba,
+        Preset::Swiss => v1::Preset::Swiss,
+    }
+}
+
+/// A preset from the wire.
+pub fn preset_from_wire(preset: i32, field: &str) -> Result<Preset, WireError> {
+    match v1::Preset::try_from(preset) {
+        Ok(v1::Preset::Official) => Ok(Preset::Official),
+        Ok(v1::Preset::Wiener) => Ok(Preset::Wiener),
+        Ok(v1::Preset::Samba) => Ok(Preset::Samba),
+        Ok(v1::Preset::Swiss) => Ok(Preset::Swiss),
+        _ => Err(WireError::new(
+            "INVALID_ENUM",
+            field,
+            format!(
+                "preset {preset} is not a preset: use PRESET_OFFICIAL, PRESET_WIENER, PRESET_SAMBA or PRESET_SWISS"
+            ),
+        )),
+    }
+}
+
+/// A rule set from the wire, not yet validated (see [`canasta_engine::Rules::new`]).
+pub fn rules_from_wire(rules: &v1::RuleSet) -> Result<RuleSpec, WireError> {
+    let preset = preset_from_wire(rules.preset, "rules.preset")?;
+    let players = u8::try_from(rules.player_count).map_err(|_| {
+        WireError::new(
+            "BAD_PLAYER_COUNT",
+            "rules.player_count",
+            format!(
+                "{} players: Canasta is played by 2 to 6",
+                rules.player_count
+            ),
+        )
+    })?;
+    let mut spec = RuleSpec::new(preset, players);
+    let mut names: Vec<&String> = rules.options.keys().collect();
+    names.sort();
+    for name in names {
+        spec.options.set(name, &rules.options[name]).map_err(|e| {
+            WireError::new(e.code(), format!("rules.options[{name}]"), e.to_string())
+        })?;
+    }
+    Ok(spec)
+}
+
+/// A rule set on the wire.
+pub fn rules_to_wire(spec: &RuleSpec) -> v1::RuleSet {
+    v1::RuleSet {
+        preset: preset_to_wire(spec.preset) as i32,
+        player_count: spec.players as u32,
+        options: spec
+            .options
+            .entries()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    }
+}
+
+// ----- views -----
+
+/// What a wire view needs beyond the engine's view: the server's facts about the game.
+#[derive(Clone, Debug)]
+pub struct ViewMeta<'a> {
+    /// The game's id.
+    pub game_id: &'a str,
+    /// The seq of the last event.
+    pub seq: u64,
+    /// The game's status.
+    pub status: v1::GameStatus,
+    /// Display names by seat (empty where the seat is free).
+    pub names: &'a [String],
+    /// Whether each seat is held.
+    pub occupied: &'a [bool],
+    /// The match result.
+    pub result: v1::MatchResult,
+}
+
+fn phase_to_wire(phase: Phase) -> v1::Phase {
+    match phase {
+        Phase::Draw => v1::Phase::Draw,
+        Phase::Play => v1::Phase::Play,
+        Phase::Answer => v1::Phase::Answer,
+        Phase::Over => v1::Phase::Over,
+    }
+}
+
+fn canasta_to_wire(kind: Option<CanastaKind>) -> v1::CanastaKind {
+    match kind {
+        None => v1::CanastaKind::Unspecified,
+        Some(CanastaKind::Natural) => v1::CanastaKind::Natural,
+        Some(CanastaKind::Mixed) => v1::CanastaKind::Mixed,
+        Some(CanastaKind::Samba) => v1::CanastaKind::Samba,
+        Some(CanastaKind::WildJokers) => v1::CanastaKind::WildJokers,
+        Some(CanastaKind::WildDeuces) => v1::CanastaKind::WildDeuces,
+        Some(CanastaKind::WildMixed) => v1::CanastaKind::WildMixed,
+    }
+}
+
+fn meld_to_wire(index: usize, meld: &canasta_engine::Meld) -> v1::TableMeld {
+    let (kind, rank, suit) = match meld.kind {
+        MeldKind::Group(r) => (v1::MeldKind::Group, rank_to_wire(r), 0),
+        MeldKind::BlackThrees => (v1::MeldKind::BlackThrees, 0, 0),
+        MeldKind::Sequence(s) => (v1::MeldKind::Sequence, 0, suit_to_wire(s)),
+        MeldKind::Wild => (v1::MeldKind::Wild, 0, 0),
+    };
+    v1::TableMeld {
+        index: index as u32,
+        kind: kind as i32,
+        rank,
+        suit,
+        cards: cards_to_wire(&meld.cards),
+        creator_seat: meld.creator.0 as u32,
+        canasta: canasta_to_wire(meld.canasta()) as i32,
+    }
+}
+
+fn seat_to_wire(s: &SeatView, meta: &ViewMeta<'_>) -> v1::SeatView {
+    let i = s.seat.index();
+    v1::SeatView {
+        seat: s.seat.0 as u32,
+        side: s.side.0 as u32,
+        display_name: meta.names.get(i).cloned().unwrap_or_default(),
+        occupied: meta.occupied.get(i).copied().unwrap_or(false),
+        playing: s.playing,
+        hand_count: s.hand_len,
+        hand: s.hand.as_ref().map(cards_to_wire).unwrap_or_default(),
+        red_threes: cards_to_wire(&s.red_threes),
+        had_turn: s.had_turn,
+        melded_before: s.melded_before,
+    }
+}
+
+fn side_to_wire(s: &SideView) -> v1::SideView {
+    v1::SideView {
+        side: s.side.0 as u32,
+        seats: s.members.iter().map(|m| m.0 as u32).collect(),
+        melds: s
+            .melds
+            .iter()
+            .enumerate()
+            .map(|(i, m)| meld_to_wire(i, m))
+            .collect(),
+        melded: s.melded,
+        minimum: s.minimum,
+        score: s.score,
+        penalties: s.penalties,
+    }
+}
+
+fn ask_to_wire(ask: Ask) -> v1::AskState {
+    match ask {
+        Ask::NotAsked => v1::AskState::NotAsked,
+        Ask::Pending => v1::AskState::Pending,
+        Ask::Yes => v1::AskState::Yes,
+        Ask::No => v1::AskState::No,
+    }
+}
+
+/// A view on the wire. The view must be the receiver's own ([`canasta_engine::Game::view`]).
+pub fn view_to_wire(view: &View, meta: &ViewMeta<'_>) -> v1::GameView {
+    let playing = meta.status == v1::GameStatus::Playing;
+    v1::GameView {
+        game_id: meta.game_id.to_string(),
+        seq: meta.seq,
+        status: meta.status as i32,
+        viewer_seat: match view.viewer {
+            canasta_engine::Viewer::Seat(s) => Some(s.0 as u32),
+            _ => None,
+        },
+        deal: view.deal,
+        phase: phase_to_wire(view.phase) as i32,
+        to_act: view.to_act.filter(|_| playing).map(|s| s.0 as u32),
+        turn_seat: view.turn_seat.0 as u32,
+        dealer: view.dealer.0 as u32,
+        play_order: view.play_order.iter().map(|s| s.0 as u32).collect(),
+        seats: view.seats.iter().map(|s| seat_to_wire(s, meta)).collect(),
+        sides: view.sides.iter().map(side_to_wire).collect(),
+        pile: card_list_to_wire(&view.pile),
+        pile_frozen: view.pile_frozen,
+        pile_blocked: view.pile_blocked,
+        stock_count: view.stock_len,
+        turn: Some(v1::TurnState {
+            took_pile: view.turn.took_pile,
+            melded: view.turn.melded,
+            added_to_other_melds: view.turn.foreign,
+            ask: ask_to_wire(view.turn.ask) as i32,
+        }),
+        last_deal: view.last_deal.as_ref().map(deal_score_to_wire),
+        deals_played: view.deals_played,
+        result: Some(meta.result.clone()),
+    }
+}
+
+fn take_option_to_wire(t: &TakeOption) -> v1::TakeOption {
+    v1::TakeOption {
+        meld_index: match t.target {
+            MeldTarget::New => None,
+            MeldTarget::Existing(id) => Some(id as u32),
+        },
+        naturals: t.naturals as u32,
+        wilds: t.wilds as u32,
+        with_melds: t.with_melds,
+    }
+}
+
+/// The legal choices on the wire: the summary, and with `max_actions` > 0 the list of legal
+/// actions, cut at that many.
+pub fn legal_to_wire(legal: &LegalChoices<'_>, max_actions: usize) -> v1::LegalChoices {
+    let s = legal.summary();
+    let mut out = v1::LegalChoices {
+        seat: legal.seat().0 as u32,
+        can_draw: s.can_draw,
+        pile_takes: s.pile_takes.iter().map(take_option_to_wire).collect(),
+        must_take_pile: s.must_take_pile,
+        can_decline_pile: s.can_decline_pile,
+        meld_ranks: s.meld_ranks.iter().map(|&r| rank_to_wire(r)).collect(),
+        sequence_suits: s.sequence_suits.iter().map(|&x| suit_to_wire(x)).collect(),
+        can_meld_wilds: s.can_meld_wilds,
+        add_to_melds: s.add_to_melds.iter().map(|&m| m as u32).collect(),
+        can_discard: s.can_discard,
+        can_go_out: s.can_go_out,
+        can_ask_partner: s.can_ask_partner,
+        must_answer: s.must_answer,
+        minimum_remaining: s.minimum_remaining,
+        actions: Vec::new(),
+        actions_truncated: false,
+    };
+    if max_actions > 0 {
+        let actions = legal.to_vec();
+        out.actions_truncated = actions.len() > max_actions;
+        out.actions = actions
+            .iter()
+            .take(max_actions)
+            .map(action_to_wire)
+            .collect();
+    }
+    out
+}
+
+// ----- scores -----
+
+fn side_score_to_wire(s: &SideScore) -> v1::SideScore {
+    v1::SideScore {
+        side: s.side as u32,
+        melded_cards: s.melded_cards,
+        natural_canastas: s.natural_canastas as u32,
+        mixed_canastas: s.mixed_canastas as u32,
+        sambas: s.sambas as u32,
+        wild_canastas: s.wild_canastas as u32,
+        canasta_bonus: s.canasta_bonus,
+        red_threes: s.red_threes as u32,
+        red_three_bonus: s.red_three_bonus,
+        going_out_bonus: s.going_out_bonus,
+        cards_in_hand: s.cards_in_hand,
+        penalties: s.penalties,
+        total: s.total,
+        cumulative: s.cumulative,
+    }
+}
+
+/// A deal's score report on the wire.
+pub fn deal_score_to_wire(d: &DealScore) -> v1::DealScore {
+    let (end, seat, concealed) = match d.end {
+        DealEnd::WentOut { seat, concealed } => (v1::DealEndKind::WentOut, seat, concealed),
+        DealEnd::StockExhausted { seat } => (v1::DealEndKind::StockExhausted, seat, false),
+        DealEnd::LastRedThree { seat } => (v1::DealEndKind::LastRedThree, seat, false),
+    };
+    v1::DealScore {
+        deal: d.deal,
+        end: end as i32,
+        seat: seat.0 as u32,
+        concealed,
+        sides: d.sides.iter().map(side_score_to_wire).collect(),
+    }
+}
+
+// ----- events -----
+
+fn placed_to_wire(placed: &[Placed]) -> Vec<v1::Placed> {
+    placed
+        .iter()
+        .map(|p| v1::Placed {
+            meld_index: p.meld as u32,
+            cards: cards_to_wire(&p.cards),
+            new_meld: p.new,
+        })
+        .collect()
+}
+
+fn deal_started_to_wire(d: &DealStart) -> v1::DealStarted {
+    v1::DealStarted {
+        deal: d.deal,
+        dealer: d.dealer.0 as u32,
+        play_order: d.play_order.iter().map(|s| s.0 as u32).collect(),
+        hands: d
+            .hands
+            .iter()
+            .enumerate()
+            .map(|(seat, h)| v1::HandView {
+                seat: seat as u32,
+                count: d.hand_sizes.get(seat).copied().unwrap_or(0) as u32,
+                cards: h.as_ref().map(cards_to_wire).unwrap_or_default(),
+            })
+            .collect(),
+        pile: card_list_to_wire(&d.pile),
+        stock_count: d.stock,
+        minimums: d.minimums.clone(),
+        cutter: d.cut.as_ref().map(|(s, _)| s.0 as u32),
+        cut_cards: d
+            .cut
+            .as_ref()
+            .map(|(_, c)| card_list_to_wire(c))
+            .unwrap_or_default(),
+    }
+}
+
+fn deal_ended_to_wire(f: &DealFinish) -> v1::DealEnded {
+    v1::DealEnded {
+        score: Some(deal_score_to_wire(&f.score)),
+        hands: f
+            .hands
+            .iter()
+            .enumerate()
+            .map(|(seat, h)| v1::HandView {
+                seat: seat as u32,
+                count: h.len() as u32,
+                cards: cards_to_wire(h),
+            })
+            .collect(),
+    }
+}
+
+/// The match result the engine knows: finished by reaching the target, or not yet.
+pub fn result_to_wire(winner: Option<canasta_engine::Side>, totals: &[i32]) -> v1::MatchResult {
+    v1::MatchResult {
+        finished: winner.is_some(),
+        winner_side: winner.map(|s| s.0 as u32),
+        totals: totals.to_vec(),
+        end: if winner.is_some() {
+            v1::MatchEndKind::Target as i32
+        } else {
+            v1::MatchEndKind::Unspecified as i32
+        },
+        forfeited_side: None,
+    }
+}
+
+/// An engine event on the wire. The event must already be redacted for its receiver
+/// ([`canasta_engine::redact`]).
+pub fn event_to_wire(event: &Event) -> v1::game_event::Kind {
+    use v1::game_event::Kind;
+    let seat = |s: &Seat| s.0 as u32;
+    match event {
+        Event::DealStarted(d) => Kind::DealStarted(deal_started_to_wire(d)),
+        Event::TurnStarted { seat: s } => Kind::TurnStarted(v1::TurnStarted { seat: seat(s) }),
+        Event::RedThreeLaid {
+            seat: s,
+            card,
+            source,
+        } => Kind::RedThreeLaid(v1::RedThreeLaid {
+            seat: seat(s),
+            card: Some(card_to_wire(*card)),
+            source: match source {
+                RedThreeSource::Dealt => v1::RedThreeSource::Dealt,
+                RedThreeSource::Drawn => v1::RedThreeSource::Drawn,
+                RedThreeSource::Pile => v1::RedThreeSource::Pile,
+            } as i32,
+        }),
+        Event::Drew {
+            seat: s,
+            count,
+            cards,
+        } => Kind::Drew(v1::Drew {
+            seat: seat(s),
+            count: *count as u32,
+            cards: cards
+                .as_ref()
+                .map(|c| card_list_to_wire(c))
+                .unwrap_or_default(),
+        }),
+        Event::PileTaken {
+            seat: s,
+            top,
+            placed,
+            picked_up,
+        } => Kind::PileTaken(v1::PileTaken {
+            seat: seat(s),
+            top: Some(card_to_wire(*top)),
+            placed: placed_to_wire(placed),
+            picked_up: card_list_to_wire(picked_up),
+        }),
+        Event::Melded { seat: s, placed } => Kind::Melded(v1::Melded {
+            seat: seat(s),
+            placed: placed_to_wire(placed),
+        }),
+        Event::Discarded {
+            seat: s,
+            card,
+            blocks,
+            frozen,
+        } => Kind::Discarded(v1::Discarded {
+            seat: seat(s),
+            card: Some(card_to_wire(*card)),
+            blocks: *blocks,
+            frozen: *frozen,
+        }),
+        Event::AskedPartner { seat: s, partner } => Kind::AskedPartner(v1::AskedPartner {
+            seat: seat(s),
+            partner: seat(partner),
+        }),
+        Event::PartnerAnswered {
+            seat: s,
+            asker,
+            yes,
+        } => Kind::PartnerAnswered(v1::PartnerAnswered {
+            seat: seat(s),
+            asker: seat(asker),
+            yes: *yes,
+        }),
+        Event::Penalty {
+            side,
+            points,
+            reason,
+        } => Kind::Penalty(v1::Penalty {
+            side: side.0 as u32,
+            points: *points,
+            reason: reason.to_string(),
+        }),
+        Event::WentOut {
+            seat: s,
+            placed,
+            discard,
+            concealed,
+        } => Kind::WentOut(v1::WentOut {
+            seat: seat(s),
+            placed: placed_to_wire(placed),
+            discard: discard.map(card_to_wire),
+            concealed: *concealed,
+        }),
+        Event::PileDeclined { seat: s } => Kind::PileDeclined(v1::PileDeclined { seat: seat(s) }),
+        Event::DealEnded(f) => Kind::DealEnded(deal_ended_to_wire(f)),
+        Event::MatchEnded { winner, totals } => Kind::MatchEnded(v1::MatchEnded {
+            result: Some(result_to_wire(Some(*winner), totals)),
+        }),
+    }
+}
+
+/// Every card kind of the engine, for tests of the conversions.
+pub fn all_card_kinds() -> impl Iterator<Item = Card> {
+    (0..CARD_KINDS as u8).filter_map(Card::from_index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canasta_engine::parse_cards;
+
+    #[test]
+    fn every_card_round_trips() {
+        for card in all_card_kinds() {
+            let wire = card_to_wire(card);
+            assert_eq!(card_from_wire(&wire, "c"), Ok(card), "{card}");
+        }
+    }
+
+    #[test]
+    fn malformed_cards_are_refused() {
+        let bad = [
+            v1::Card { rank: 0, suit: 1 },
+            v1::Card { rank: 1, suit: 1 },
+            v1::Card { rank: 16, suit: 1 },
+            v1::Card { rank: -3, suit: 1 },
+            v1::Card { rank: 13, suit: 0 },
+            v1::Card { rank: 13, suit: 5 },
+            v1::Card { rank: 15, suit: 2 },
+        ];
+        for c in bad {
+            let e = card_from_wire(&c, "x").unwrap_err();
+            assert_eq!(e.reason, "INVALID_CARD", "{c:?}");
+        }
+    }
+
+    #[test]
+    fn actions_round_trip() {
+        let cards = |s: &str| CardCounts::from_cards(parse_cards(s).unwrap());
+        let actions = [
+            Action::DrawStock,
+            Action::TakePile {
+                top: TopMeld {
+                    target: MeldTarget::New,
+                    cards: cards("KS KH"),
+                },
+                melds: [MeldSpec::new_meld(cards("AS AH Jk"))]
+                    .into_iter()
+                    .collect(),
+            },
+            Action::Meld {
+                melds: [MeldSpec::add_to(3, cards("7C"))].into_iter().collect(),
+            },
+            Action::Discard {
+                card: "3S".parse().unwrap(),
+            },
+            Action::GoOut {
+                melds: MeldBatch::new(),
+                discard: Some("4D".parse().unwrap()),
+            },
+            Action::AskPartner,
+            Action::AnswerPartner { yes: true },
+            Action::DeclinePile,
+        ];
+        for a in actions {
+            assert_eq!(action_from_wire(&action_to_wire(&a)), Ok(a.clone()), "{a}");
+        }
+    }
+
+    #[test]
+    fn malformed_actions_are_refused() {
+        assert_eq!(
+            action_from_wire(&v1::Action { kind: None })
+                .unwrap_err()
+                .reason,
+            "MISSING_FIELD"
+        );
+        let discard = v1::Action {
+            kind: Some(v1::action::Kind::Discard(v1::DiscardAction { card: None })),
+        };
+        assert_eq!(
+            action_from_wire(&discard).unwrap_err().field,
+            "action.discard.card"
+        );
+        let huge = v1::Action {
+            kind: Some(v1::action::Kind::Meld(v1::MeldAction {
+                melds: vec![v1::MeldSpec {
+                    meld_index: Some(300),
+                    cards: vec![],
+                }],
+            })),
+        };
+        assert_eq!(action_from_wire(&huge).unwrap_err().reason, "INVALID_INDEX");
+        let many = v1::Action {
+            kind: Some(v1::action::Kind::Meld(v1::MeldAction {
+                melds: vec![v1::MeldSpec {
+                    meld_index: None,
+                    cards: vec![card_to_wire(Card::JOKER); 300],
+                }],
+            })),
+        };
+        assert_eq!(
+            action_from_wire(&many).unwrap_err().reason,
+            "TOO_MANY_CARDS"
+        );
+    }
+
+    #[test]
+    fn rules_from_wire_refuses_bad_options() {
+        let mut r = v1::RuleSet {
+            preset: v1::Preset::Official as i32,
+            player_count: 4,
+            options: Default::default(),
+        };
+        assert!(rules_from_wire(&r).is_ok());
+        r.options.insert("nope".into(), "1".into());
+        assert_eq!(rules_from_wire(&r).unwrap_err().reason, "UNKNOWN_OPTION");
+        r.options.clear();
+        r.preset = 9;
+        assert_eq!(rules_from_wire(&r).unwrap_err().reason, "INVALID_ENUM");
+    }
+}

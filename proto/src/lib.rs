@@ -1,0 +1,18 @@
+//! The `canasta.v1` wire protocol: the types and gRPC stubs generated from
+//! `proto/canasta/v1/*.proto`, and their conversions to and from the engine's types.
+//!
+//! - [`v1`]: the generated messages, `canasta_service_client` and `canasta_service_server`.
+//! - [`convert`]: wire <-> engine, the one place where that is decided; malformed input is
+//!   refused there with a [`convert::WireError`].
+
+/// The generated `canasta.v1` package.
+#[allow(clippy::all, missing_docs)]
+pub mod v1 {
+    tonic::include_proto!("canasta.v1");
+
+    /// The encoded file descriptor set of the package, for gRPC server reflection.
+    pub const FILE_DESCRIPTOR_SET: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/canasta_descriptor.bin"));
+}
+
+pub mod convert;

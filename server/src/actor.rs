@@ -1,0 +1,1018 @@
+//! One task per game: the actor owns the game's state, its event log and its seats, and serves
+//! requests from a channel in order, so a game needs no lock and games never block each other.
+//!
+//! Every change is an entry of the game's log (a join, a leave, an action, a time-out). A live
+//! change is checked, stored, and only then applied and acknowledged; on restart the stored
+//! entries are applied again through the same code, which rebuilds the same events with the
+//! same seqs.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use canasta_engine::bot::{Bot, SafeBot};
+use canasta_engine::{
+    Action, Card, Event, Game, Phase, RuleError, Rules, Seat, Setup, Side, Viewer, redact,
+};
+use canasta_proto::convert::{
+    self, ViewMeta, action_from_wire, action_to_wire, deal_score_to_wire, event_to_wire,
+    legal_to_wire, result_to_wire, rules_from_wire,
+};
+use canasta_proto::v1;
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tonic::Code;
+
+use crate::auth::Token;
+use crate::config::Config;
+use crate::errors::ApiError;
+use crate::metrics::Metrics;
+use crate::store::{ActEntry, Entry, EntryKind, JoinEntry, LeaveEntry, Store, TimeoutEntry};
+
+/// An event of a game's log, as the referee sees it: redacted for each receiver on the way out.
+#[derive(Clone, Debug)]
+pub struct LogEvent {
+    /// Its number in the game.
+    pub seq: u64,
+    /// What happened.
+    pub kind: LogKind,
+}
+
+/// The two sources of events.
+#[derive(Clone, Debug)]
+pub enum LogKind {
+    /// A rules event.
+    Engine(Event),
+    /// A server event (joins, leaves, the start, time-outs), public as it is.
+    Server(v1::game_event::Kind),
+}
+
+impl LogEvent {
+    /// The event on the wire, as `viewer` may see it.
+    pub fn to_wire(&self, viewer: Viewer) -> v1::GameEvent {
+        let kind = match &self.kind {
+            LogKind::Engine(e) => event_to_wire(&redact(e, viewer)),
+            LogKind::Server(k) => k.clone(),
+        };
+        v1::GameEvent {
+            seq: self.seq,
+            kind: Some(kind),
+        }
+    }
+}
+
+/// What the actor broadcasts to its watchers.
+#[derive(Clone, Debug)]
+pub enum Item {
+    /// An event.
+    Event(Arc<LogEvent>),
+    /// A seat must act.
+    Prompt(Arc<v1::Prompt>),
+}
+
+/// Counts of a game's open watch streams.
+#[derive(Debug, Default)]
+pub struct Watchers {
+    total: AtomicUsize,
+    by_seat: [AtomicUsize; 6],
+}
+
+/// Held by a watch stream; un-counts it when the stream ends.
+#[derive(Debug)]
+pub struct WatchGuard {
+    watchers: Arc<Watchers>,
+    seat: Option<usize>,
+}
+
+impl Drop for WatchGuard {
+    fn drop(&mut self) {
+        self.watchers.total.fetch_sub(1, Ordering::Relaxed);
+        if let Some(s) = self.seat {
+            self.watchers.by_seat[s].fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A new watch stream: the missed events, the live feed, and the prompt if the watcher's seat
+/// must act now.
+pub struct Subscription {
+    /// Who watches.
+    pub viewer: Viewer,
+    /// Events after the requested seq, up to now.
+    pub backlog: Vec<Arc<LogEvent>>,
+    /// Everything from now on.
+    pub live: broadcast::Receiver<Item>,
+    /// The watcher's prompt, if its seat must act.
+    pub prompt: Option<Arc<v1::Prompt>>,
+    /// The last seq when subscribed.
+    pub seq: u64,
+    /// Counts the stream while it lives.
+    pub guard: WatchGuard,
+}
+
+type Reply<T> = oneshot::Sender<Result<T, ApiError>>;
+
+/// A request to a game's actor.
+pub enum Command {
+    /// Take a seat.
+    Join {
+        /// The seat, or the lowest free one.
+        seat: Option<u32>,
+        /// The display name.
+        name: String,
+        /// The answer.
+        reply: Reply<v1::JoinGameResponse>,
+    },
+    /// Leave a seat.
+    Leave {
+        /// The seat's token.
+        token: Token,
+        /// The answer.
+        reply: Reply<()>,
+    },
+    /// A view.
+    View {
+        /// The seat's token, or none for a spectator.
+        token: Option<Token>,
+        /// List the legal actions.
+        include_actions: bool,
+        /// The answer.
+        reply: Reply<v1::GetViewResponse>,
+    },
+    /// Apply an action.
+    Submit {
+        /// The seat's token.
+        token: Token,
+        /// The seq the client saw last.
+        expected_seq: u64,
+        /// The client's id of the request.
+        request_id: String,
+        /// The action.
+        action: v1::Action,
+        /// The answer.
+        reply: Reply<v1::SubmitActionResponse>,
+    },
+    /// Check an action without applying it.
+    Check {
+        /// The seat's token.
+        token: Token,
+        /// The action.
+        action: v1::Action,
+        /// The answer.
+        reply: Reply<Result<(), RuleError>>,
+    },
+    /// Open a watch stream.
+    Subscribe {
+        /// The seat's token, or none for a spectator.
+        token: Option<Token>,
+        /// Send the events after this seq.
+        after_seq: u64,
+        /// The answer.
+        reply: Reply<Subscription>,
+    },
+    /// The deal scores and the result.
+    Scores {
+        /// The answer.
+        reply: Reply<v1::GetScoresResponse>,
+    },
+    /// The whole record of a finished game.
+    Export {
+        /// The answer.
+        reply: Reply<v1::GameRecord>,
+    },
+}
+
+/// The registry's handle on a game.
+#[derive(Clone)]
+pub struct GameHandle {
+    /// The game's id.
+    pub id: String,
+    /// Creation time, milliseconds since the epoch.
+    pub created_ms: i64,
+    /// The game's summary, kept current by the actor.
+    pub summary: Arc<Mutex<v1::GameSummary>>,
+    tx: mpsc::Sender<Command>,
+}
+
+impl GameHandle {
+    /// Sends a command and waits for the answer.
+    pub async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> Command) -> Result<T, ApiError> {
+        let (reply, answer) = oneshot::channel();
+        self.tx.send(make(reply)).await.map_err(|_| gone())?;
+        answer.await.map_err(|_| gone())?
+    }
+
+    /// The current summary.
+    pub fn summary(&self) -> v1::GameSummary {
+        self.summary.lock().expect("not poisoned").clone()
+    }
+}
+
+fn gone() -> ApiError {
+    ApiError::new(
+        Code::Unavailable,
+        "SHUTTING_DOWN",
+        "the server is shutting down: retry against the restarted server",
+    )
+}
+
+#[derive(Clone, Debug, Default)]
+struct SeatSlot {
+    token: Option<Token>,
+    name: String,
+}
+
+/// Where the game is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    Waiting,
+    Playing,
+    Finished,
+}
+
+/// Most request ids remembered per seat for answering retries.
+const REMEMBERED_REQUESTS: usize = 256;
+
+/// The actor's state.
+pub struct Actor {
+    id: String,
+    created_ms: i64,
+    request: v1::CreateGameRequest,
+    setup: Setup,
+    game: Game,
+    /// The first deal's events, logged when the game starts.
+    opening: Vec<Event>,
+    status: Status,
+    seats: Vec<SeatSlot>,
+    log: Vec<Arc<LogEvent>>,
+    record: Vec<(Seat, Action)>,
+    entries: u64,
+    requests: HashMap<(u32, String), (u64, u64)>,
+    request_order: VecDeque<(u32, String)>,
+    forfeited: Option<Side>,
+    budget: Option<Duration>,
+    policy: v1::TimeoutPolicy,
+    deadline: Option<Instant>,
+    live: broadcast::Sender<Item>,
+    watchers: Arc<Watchers>,
+    summary: Arc<Mutex<v1::GameSummary>>,
+    store: Store,
+    config: Arc<Config>,
+    metrics: Arc<Metrics>,
+}
+
+/// Milliseconds since the epoch, now.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+impl Actor {
+    /// Builds a game from its creating request (with the seed filled in). Nothing is stored.
+    pub fn new(
+        id: String,
+        created_ms: i64,
+        request: v1::CreateGameRequest,
+        store: Store,
+        config: Arc<Config>,
+        metrics: Arc<Metrics>,
+    ) -> Result<Actor, ApiError> {
+        let rules = request
+            .rules
+            .as_ref()
+            .ok_or_else(|| ApiError::invalid("MISSING_FIELD", "rules", "rules is required"))?;
+        let spec = rules_from_wire(rules)?;
+        let card_orders = request
+            .card_orders
+            .iter()
+            .enumerate()
+            .map(|(i, o)| convert::card_list_from_wire(&o.cards, &format!("card_orders[{i}]")))
+            .collect::<Result<Vec<Vec<Card>>, _>>()?;
+        let first_dealer = request
+            .first_dealer
+            .map(|s| {
+                u8::try_from(s).map(Seat).map_err(|_| {
+                    ApiError::invalid(
+                        "INVALID_SEAT",
+                        "first_dealer",
+                        format!("seat {s} does not exist"),
+                    )
+                })
+            })
+            .transpose()?;
+        let setup = Setup {
+            rules: spec,
+            seed: request.seed.unwrap_or(0),
+            card_orders,
+            first_dealer,
+            start_scores: request.start_scores.clone(),
+        };
+        let (game, opening) = Game::start(&setup)?;
+        let tc = request.time_control.unwrap_or_default();
+        let budget = (tc.move_budget_ms > 0).then(|| Duration::from_millis(tc.move_budget_ms));
+        let policy =
+            v1::TimeoutPolicy::try_from(tc.policy).unwrap_or(v1::TimeoutPolicy::Unspecified);
+        if budget.is_some() && policy == v1::TimeoutPolicy::Unspecified {
+            return Err(ApiError::invalid(
+                "INVALID_ENUM",
+                "time_control.policy",
+                "a move budget needs a policy: TIMEOUT_POLICY_FALLBACK_MOVE or TIMEOUT_POLICY_FORFEIT",
+            ));
+        }
+        let players = game.rules().players as usize;
+        let (live, _) = broadcast::channel(config.watch_buffer.max(16));
+        let actor = Actor {
+            id,
+            created_ms,
+            request,
+            setup,
+            game,
+            opening,
+            status: Status::Waiting,
+            seats: vec![SeatSlot::default(); players],
+            log: Vec::new(),
+            record: Vec::new(),
+            entries: 0,
+            requests: HashMap::new(),
+            request_order: VecDeque::new(),
+            forfeited: None,
+            budget,
+            policy,
+            deadline: None,
+            live,
+            watchers: Arc::new(Watchers::default()),
+            summary: Arc::new(Mutex::new(v1::GameSummary::default())),
+            store,
+            config,
+            metrics,
+        };
+        actor.refresh_summary();
+        Ok(actor)
+    }
+
+    /// Applies stored entries again, as on restart.
+    pub fn replay(&mut self, entries: &[Entry]) -> Result<(), ApiError> {
+        for entry in entries {
+            self.apply_entry(entry)?;
+            self.entries += 1;
+        }
+        self.refresh_summary();
+        self.restart_clock();
+        Ok(())
+    }
+
+    /// Starts the actor's task and returns its handle.
+    pub fn spawn(self) -> GameHandle {
+        let (tx, rx) = mpsc::channel(64);
+        let handle = GameHandle {
+            id: self.id.clone(),
+            created_ms: self.created_ms,
+            summary: self.summary.clone(),
+            tx,
+        };
+        tokio::spawn(self.run(rx));
+        handle
+    }
+
+    async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        loop {
+            let deadline = self.deadline;
+            tokio::select! {
+                cmd = rx.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd).await,
+                    None => break,
+                },
+                _ = sleep_until(deadline), if deadline.is_some() => self.time_out().await,
+            }
+        }
+    }
+
+    async fn handle(&mut self, cmd: Command) {
+        match cmd {
+            Command::Join { seat, name, reply } => {
+                let _ = reply.send(self.join(seat, name).await);
+            }
+            Command::Leave { token, reply } => {
+                let _ = reply.send(self.leave(&token).await);
+            }
+            Command::View {
+                token,
+                include_actions,
+                reply,
+            } => {
+                let _ = reply.send(self.view(token.as_ref(), include_actions));
+            }
+            Command::Submit {
+                token,
+                expected_seq,
+                request_id,
+                action,
+                reply,
+            } => {
+                let started = Instant::now();
+                let result = self.submit(&token, expected_seq, request_id, &action).await;
+                if result.is_ok() {
+                    self.metrics.action_applied(started.elapsed());
+                }
+                let _ = reply.send(result);
+            }
+            Command::Check {
+                token,
+                action,
+                reply,
+            } => {
+                let _ = reply.send(self.check(&token, &action));
+            }
+            Command::Subscribe {
+                token,
+                after_seq,
+                reply,
+            } => {
+                let _ = reply.send(self.subscribe(token.as_ref(), after_seq));
+            }
+            Command::Scores { reply } => {
+                let _ = reply.send(Ok(v1::GetScoresResponse {
+                    deals: self.game.history().iter().map(deal_score_to_wire).collect(),
+                    result: Some(self.result()),
+                }));
+            }
+            Command::Export { reply } => {
+                let _ = reply.send(self.export());
+            }
+        }
+    }
+
+    // ----- the log -----
+
+    fn seq(&self) -> u64 {
+        self.log.len() as u64
+    }
+
+    fn push(&mut self, kind: LogKind) {
+        let event = Arc::new(LogEvent {
+            seq: self.seq() + 1,
+            kind,
+        });
+        self.log.push(event.clone());
+        // No receiver is fine: nobody watches.
+        let _ = self.live.send(Item::Event(event));
+    }
+
+    /// Stores a live entry, then applies it.
+    async fn commit(&mut self, entry: Entry) -> Result<(), ApiError> {
+        self.store
+            .append(&self.id, self.entries, &entry)
+            .await
+            .map_err(|e| {
+                ApiError::new(
+                    Code::Unavailable,
+                    "STORAGE_FAILED",
+                    format!("{e}: the action was not applied; retry later"),
+                )
+            })?;
+        self.entries += 1;
+        self.apply_entry(&entry)?;
+        self.refresh_summary();
+        self.restart_clock();
+        self.prompt_to_act();
+        Ok(())
+    }
+
+    /// Applies one entry of the log to the state (live or on replay): the one place where the
+    /// game changes.
+    fn apply_entry(&mut self, entry: &Entry) -> Result<(), ApiError> {
+        let kind = entry
+            .kind
+            .as_ref()
+            .ok_or_else(|| ApiError::new(Code::Internal, "BAD_LOG", "an empty log entry"))?;
+        match kind {
+            EntryKind::Join(j) => {
+                let slot = &mut self.seats[j.seat as usize];
+                slot.token = Some(Token::from_stored(j.token.clone()));
+                slot.name = j.name.clone();
+                self.push(LogKind::Server(v1::game_event::Kind::SeatJoined(
+                    v1::SeatJoined {
+                        seat: j.seat,
+                        display_name: j.name.clone(),
+                    },
+                )));
+                if self.status == Status::Waiting && self.seats.iter().all(|s| s.token.is_some()) {
+                    self.status = Status::Playing;
+                    self.push(LogKind::Server(v1::game_event::Kind::GameStarted(
+                        v1::GameStarted {},
+                    )));
+                    for e in std::mem::take(&mut self.opening) {
+                        self.push(LogKind::Engine(e));
+                    }
+                }
+            }
+            EntryKind::Leave(l) => {
+                self.seats[l.seat as usize].token = None;
+                self.push(LogKind::Server(v1::game_event::Kind::SeatLeft(
+                    v1::SeatLeft { seat: l.seat },
+                )));
+            }
+            EntryKind::Act(a) => {
+                let action = action_from_wire(a.action.as_ref().unwrap_or(&v1::Action::default()))?;
+                let first = self.seq() + 1;
+                self.play(Seat(a.seat as u8), action)?;
+                self.remember(a.seat, a.request_id.clone(), first, self.seq());
+            }
+            EntryKind::Timeout(t) => {
+                self.push(LogKind::Server(v1::game_event::Kind::TimedOut(
+                    v1::TimedOut {
+                        seat: t.seat,
+                        policy: if t.action.is_some() {
+                            v1::TimeoutPolicy::FallbackMove
+                        } else {
+                            v1::TimeoutPolicy::Forfeit
+                        } as i32,
+                    },
+                )));
+                match &t.action {
+                    Some(a) => self.play(Seat(t.seat as u8), action_from_wire(a)?)?,
+                    None => {
+                        let side = self.game.table().side_of(Seat(t.seat as u8));
+                        self.forfeited = Some(side);
+                        self.status = Status::Finished;
+                        let result = self.result();
+                        self.push(LogKind::Server(v1::game_event::Kind::MatchEnded(
+                            v1::MatchEnded {
+                                result: Some(result),
+                            },
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn play(&mut self, seat: Seat, action: Action) -> Result<(), ApiError> {
+        let events = self.game.apply(seat, &action)?;
+        self.record.push((seat, action));
+        for e in events {
+            self.push(LogKind::Engine(e));
+        }
+        if self.game.phase() == Phase::Over {
+            self.status = Status::Finished;
+        }
+        Ok(())
+    }
+
+    fn remember(&mut self, seat: u32, request_id: String, first: u64, last: u64) {
+        if request_id.is_empty() {
+            return;
+        }
+        let key = (seat, request_id);
+        self.requests.insert(key.clone(), (first, last));
+        self.request_order.push_back(key);
+        if self.request_order.len() > REMEMBERED_REQUESTS * self.seats.len()
+            && let Some(old) = self.request_order.pop_front()
+        {
+            self.requests.remove(&old);
+        }
+    }
+
+    // ----- seats -----
+
+    fn seat_of(&self, token: &Token) -> Result<Seat, ApiError> {
+        self.seats
+            .iter()
+            .position(|s| s.token.as_ref().is_some_and(|t| t.matches(token)))
+            .map(|i| Seat(i as u8))
+            .ok_or_else(|| {
+                ApiError::new(
+                    Code::PermissionDenied,
+                    "NOT_A_SEAT_OF_GAME",
+                    format!(
+                        "this token holds no seat of game {}: use the token JoinGame returned for this game",
+                        self.id
+                    ),
+                )
+            })
+    }
+
+    fn viewer(&self, token: Option<&Token>) -> Result<Viewer, ApiError> {
+        match token {
+            None => Ok(Viewer::Spectator),
+            Some(t) => self.seat_of(t).map(Viewer::Seat),
+        }
+    }
+
+    async fn join(
+        &mut self,
+        seat: Option<u32>,
+        name: String,
+    ) -> Result<v1::JoinGameResponse, ApiError> {
+        let name = name.trim().to_string();
+        if name.is_empty() || name.chars().count() > 40 || name.chars().any(char::is_control) {
+            return Err(ApiError::invalid(
+                "BAD_DISPLAY_NAME",
+                "display_name",
+                "a display name has 1 to 40 printable characters",
+            ));
+        }
+        if self.status == Status::Finished {
+            return Err(ApiError::new(
+                Code::FailedPrecondition,
+                "GAME_FINISHED",
+                "the game is over: create a new one",
+            ));
+        }
+        let seat = match seat {
+            Some(s) if s as usize >= self.seats.len() => {
+                return Err(ApiError::invalid(
+                    "INVALID_SEAT",
+                    "seat",
+                    format!(
+                        "seat {s} does not exist: the seats are 0 to {}",
+                        self.seats.len() - 1
+                    ),
+                ));
+            }
+            Some(s) if self.seats[s as usize].token.is_some() => {
+                return Err(ApiError::new(
+                    Code::FailedPrecondition,
+                    "SEAT_TAKEN",
+                    format!(
+                        "seat {s} is taken: join another seat, or leave the seat unset for a free one"
+                    ),
+                ));
+            }
+            Some(s) => s,
+            None => self
+                .seats
+                .iter()
+                .position(|s| s.token.is_none())
+                .ok_or_else(|| {
+                    ApiError::new(
+                        Code::FailedPrecondition,
+                        "GAME_FULL",
+                        "every seat is taken: watch the game as a spectator, or create another",
+                    )
+                })? as u32,
+        };
+        let token = Token::generate();
+        let entry = Entry {
+            kind: Some(EntryKind::Join(JoinEntry {
+                seat,
+                name,
+                token: token.as_str().to_string(),
+            })),
+        };
+        self.commit(entry).await?;
+        Ok(v1::JoinGameResponse {
+            seat,
+            token: token.as_str().to_string(),
+            game: Some(self.summary.lock().expect("not poisoned").clone()),
+        })
+    }
+
+    async fn leave(&mut self, token: &Token) -> Result<(), ApiError> {
+        let seat = self.seat_of(token)?;
+        let entry = Entry {
+            kind: Some(EntryKind::Leave(LeaveEntry {
+                seat: seat.0 as u32,
+            })),
+        };
+        self.commit(entry).await
+    }
+
+    // ----- acting -----
+
+    fn playing(&self) -> Result<(), ApiError> {
+        match self.status {
+            Status::Playing => Ok(()),
+            Status::Waiting => Err(ApiError::new(
+                Code::FailedPrecondition,
+                "GAME_NOT_STARTED",
+                "the game starts when every seat is taken: wait for the GameStarted event",
+            )),
+            Status::Finished => Err(ApiError::new(
+                Code::FailedPrecondition,
+                "GAME_FINISHED",
+                "the match is over: no more actions",
+            )),
+        }
+    }
+
+    async fn submit(
+        &mut self,
+        token: &Token,
+        expected_seq: u64,
+        request_id: String,
+        action: &v1::Action,
+    ) -> Result<v1::SubmitActionResponse, ApiError> {
+        let seat = self.seat_of(token)?;
+        if request_id.is_empty() || request_id.len() > 64 {
+            return Err(ApiError::invalid(
+                "BAD_REQUEST_ID",
+                "request_id",
+                "request_id must have 1 to 64 characters: a fresh one per action, the same one when retrying",
+            ));
+        }
+        if let Some(&(first, last)) = self.requests.get(&(seat.0 as u32, request_id.clone())) {
+            // A retry of an applied request: answer as the first time.
+            return Ok(self.response(seat, first, last));
+        }
+        self.playing()?;
+        let engine_action = action_from_wire(action)?;
+        if expected_seq != self.seq() {
+            return Err(ApiError::new(
+                Code::Aborted,
+                "STALE_SEQ",
+                format!(
+                    "the game is at seq {}, not {expected_seq}: read the events you missed (WatchGame after your seq) and decide again",
+                    self.seq()
+                ),
+            )
+            .with("seq", self.seq()));
+        }
+        self.game.check(seat, &engine_action)?;
+        let first = self.seq() + 1;
+        let entry = Entry {
+            kind: Some(EntryKind::Act(ActEntry {
+                seat: seat.0 as u32,
+                request_id,
+                action: Some(action_to_wire(&engine_action)),
+            })),
+        };
+        self.commit(entry).await?;
+        Ok(self.response(seat, first, self.seq()))
+    }
+
+    fn response(&self, seat: Seat, first: u64, last: u64) -> v1::SubmitActionResponse {
+        let events = self.log[(first - 1) as usize..last as usize]
+            .iter()
+            .map(|e| e.to_wire(Viewer::Seat(seat)))
+            .collect();
+        v1::SubmitActionResponse {
+            seq: self.seq(),
+            events,
+        }
+    }
+
+    fn check(&self, token: &Token, action: &v1::Action) -> Result<Result<(), RuleError>, ApiError> {
+        let seat = self.seat_of(token)?;
+        self.playing()?;
+        let action = action_from_wire(action)?;
+        Ok(self.game.check(seat, &action))
+    }
+
+    // ----- time control -----
+
+    fn restart_clock(&mut self) {
+        self.deadline = match (self.status, self.budget) {
+            (Status::Playing, Some(b)) => Some(Instant::now() + b),
+            _ => None,
+        };
+    }
+
+    fn time_left(&self) -> Option<u64> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()).as_millis() as u64)
+    }
+
+    async fn time_out(&mut self) {
+        self.deadline = None;
+        let Some(seat) = self
+            .game
+            .to_act()
+            .filter(|_| self.status == Status::Playing)
+        else {
+            return;
+        };
+        let action = match self.policy {
+            v1::TimeoutPolicy::Forfeit => None,
+            _ => {
+                let view = self.game.view(Viewer::Seat(seat));
+                let legal = view.legal().expect("the seat to act sees its choices");
+                Some(action_to_wire(&SafeBot::new().choose(&view, &legal)))
+            }
+        };
+        tracing::info!(game = %self.id, seat = seat.0, "a move timed out");
+        let entry = Entry {
+            kind: Some(EntryKind::Timeout(TimeoutEntry {
+                seat: seat.0 as u32,
+                action,
+            })),
+        };
+        if let Err(e) = self.commit(entry).await {
+            tracing::error!(game = %self.id, error = %e.message, "a time-out could not be stored");
+            // Try again after another budget rather than spin.
+            self.restart_clock();
+        }
+    }
+
+    // ----- views and prompts -----
+
+    fn result(&self) -> v1::MatchResult {
+        let mut result = result_to_wire(self.game.winner(), self.game.scores());
+        if let Some(side) = self.forfeited {
+            let scores = self.game.scores();
+            let winner = (0..scores.len())
+                .filter(|&s| s != side.index())
+                .max_by_key(|&s| (scores[s], std::cmp::Reverse(s)))
+                .map(|s| s as u32);
+            result = v1::MatchResult {
+                finished: true,
+                winner_side: winner,
+                totals: scores.to_vec(),
+                end: v1::MatchEndKind::Forfeit as i32,
+                forfeited_side: Some(side.0 as u32),
+            };
+        }
+        result
+    }
+
+    fn wire_status(&self) -> v1::GameStatus {
+        match self.status {
+            Status::Waiting => v1::GameStatus::Waiting,
+            Status::Playing => v1::GameStatus::Playing,
+            Status::Finished => v1::GameStatus::Finished,
+        }
+    }
+
+    fn legal_for(&self, seat: Seat, max_actions: usize) -> Option<v1::LegalChoices> {
+        if self.status != Status::Playing || self.game.to_act() != Some(seat) {
+            return None;
+        }
+        let view = self.game.view(Viewer::Seat(seat));
+        let legal = view.legal()?;
+        Some(legal_to_wire(&legal, max_actions))
+    }
+
+    fn view(
+        &self,
+        token: Option<&Token>,
+        include_actions: bool,
+    ) -> Result<v1::GetViewResponse, ApiError> {
+        let viewer = self.viewer(token)?;
+        let names: Vec<String> = self.seats.iter().map(|s| s.name.clone()).collect();
+        let occupied: Vec<bool> = self.seats.iter().map(|s| s.token.is_some()).collect();
+        let meta = ViewMeta {
+            game_id: &self.id,
+            seq: self.seq(),
+            status: self.wire_status(),
+            names: &names,
+            occupied: &occupied,
+            result: self.result(),
+        };
+        let view = convert::view_to_wire(&self.game.view(viewer), &meta);
+        let legal = match viewer {
+            Viewer::Seat(s) => {
+                let max = if include_actions {
+                    self.config.max_prompt_actions
+                } else {
+                    0
+                };
+                self.legal_for(s, max)
+            }
+            _ => None,
+        };
+        let time_left = legal.as_ref().and(self.time_left());
+        Ok(v1::GetViewResponse {
+            view: Some(view),
+            legal,
+            time_left_ms: time_left,
+        })
+    }
+
+    fn prompt(&self, seat: Seat) -> Option<Arc<v1::Prompt>> {
+        let legal = self.legal_for(seat, self.config.max_prompt_actions)?;
+        Some(Arc::new(v1::Prompt {
+            game_id: self.id.clone(),
+            seq: self.seq(),
+            seat: seat.0 as u32,
+            legal: Some(legal),
+            time_left_ms: self.time_left(),
+        }))
+    }
+
+    /// Prompts the seat to act, if anyone watches that seat.
+    fn prompt_to_act(&self) {
+        let Some(seat) = self
+            .game
+            .to_act()
+            .filter(|_| self.status == Status::Playing)
+        else {
+            return;
+        };
+        if self.watchers.by_seat[seat.index()].load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        if let Some(p) = self.prompt(seat) {
+            let _ = self.live.send(Item::Prompt(p));
+        }
+    }
+
+    fn subscribe(&self, token: Option<&Token>, after_seq: u64) -> Result<Subscription, ApiError> {
+        let viewer = self.viewer(token)?;
+        let total = self.watchers.total.load(Ordering::Relaxed);
+        if total >= self.config.max_watchers_per_game {
+            return Err(ApiError::exhausted(
+                "TOO_MANY_WATCHERS",
+                format!(
+                    "game {} has {total} watch streams, the most allowed: close one, or retry later",
+                    self.id
+                ),
+                Duration::from_secs(5),
+            ));
+        }
+        if after_seq > self.seq() {
+            return Err(ApiError::invalid(
+                "BAD_SEQ",
+                "after_seq",
+                format!("the game is at seq {}, before {after_seq}", self.seq()),
+            ));
+        }
+        self.watchers.total.fetch_add(1, Ordering::Relaxed);
+        let seat = match viewer {
+            Viewer::Seat(s) => {
+                self.watchers.by_seat[s.index()].fetch_add(1, Ordering::Relaxed);
+                Some(s.index())
+            }
+            _ => None,
+        };
+        let guard = WatchGuard {
+            watchers: self.watchers.clone(),
+            seat,
+        };
+        Ok(Subscription {
+            viewer,
+            backlog: self.log[after_seq as usize..].to_vec(),
+            live: self.live.subscribe(),
+            prompt: seat.and_then(|s| self.prompt(Seat(s as u8))),
+            seq: self.seq(),
+            guard,
+        })
+    }
+
+    fn refresh_summary(&self) {
+        let table = self.game.table();
+        let summary = v1::GameSummary {
+            game_id: self.id.clone(),
+            rules: self.request.rules.clone(),
+            status: self.wire_status() as i32,
+            seats: self
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(i, s)| v1::SeatInfo {
+                    seat: i as u32,
+                    side: table.side_of(Seat(i as u8)).0 as u32,
+                    occupied: s.token.is_some(),
+                    display_name: s.name.clone(),
+                })
+                .collect(),
+            seq: self.seq(),
+            time_control: self.request.time_control,
+            result: Some(self.result()),
+            created_unix_ms: self.created_ms,
+        };
+        *self.summary.lock().expect("not poisoned") = summary;
+    }
+
+    fn export(&self) -> Result<v1::GameRecord, ApiError> {
+        if self.status != Status::Finished {
+            return Err(ApiError::new(
+                Code::FailedPrecondition,
+                "GAME_NOT_FINISHED",
+                "only a finished game can be exported: watch it to the end first",
+            ));
+        }
+        Ok(v1::GameRecord {
+            game_id: self.id.clone(),
+            rules: self.request.rules.clone(),
+            seed: self.setup.seed,
+            card_orders: self.request.card_orders.clone(),
+            first_dealer: self.request.first_dealer,
+            start_scores: self.request.start_scores.clone(),
+            display_names: self.seats.iter().map(|s| s.name.clone()).collect(),
+            actions: self
+                .record
+                .iter()
+                .map(|(seat, a)| v1::RecordedAction {
+                    seat: seat.0 as u32,
+                    action: Some(action_to_wire(a)),
+                })
+                .collect(),
+            result: Some(self.result()),
+        })
+    }
+
+    /// The rules in force.
+    pub fn rules(&self) -> &Rules {
+        self.game.rules()
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d.into()).await,
+        None => std::future::pending().await,
+    }
+}
