@@ -104,8 +104,10 @@ pub struct Subscription {
     pub live: broadcast::Receiver<Item>,
     /// The watcher's prompt, if its seat must act.
     pub prompt: Option<Arc<v1::Prompt>>,
-    /// The last seq when subscribed.
-    pub seq: u64,
+    /// The seq the watcher asked to start after.
+    pub after_seq: u64,
+    /// True if the match is over: nothing will follow the backlog.
+    pub finished: bool,
     /// Counts the stream while it lives.
     pub guard: WatchGuard,
 }
@@ -946,7 +948,8 @@ impl Actor {
             backlog: self.log[after_seq as usize..].to_vec(),
             live: self.live.subscribe(),
             prompt: seat.and_then(|s| self.prompt(Seat(s as u8))),
-            seq: self.seq(),
+            after_seq,
+            finished: self.status == Status::Finished,
             guard,
         })
     }

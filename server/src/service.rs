@@ -416,20 +416,19 @@ impl Watch {
 
     async fn run(mut self) {
         self.metrics.watcher(true);
-        let mut last = 0u64;
+        let mut last = self.sub.after_seq;
         let backlog = std::mem::take(&mut self.sub.backlog);
-        let mut flow = Flow::Go;
+        // A finished game sends what is asked and ends.
+        let mut flow = if self.sub.finished && backlog.is_empty() {
+            Flow::Stop
+        } else {
+            Flow::Go
+        };
         for event in &backlog {
-            if let Some(e) = backlog.first().filter(|_| last == 0) {
-                last = e.seq - 1;
-            }
             flow = self.send_event(event, &mut last).await;
             if matches!(flow, Flow::Stop) {
                 break;
             }
-        }
-        if backlog.is_empty() {
-            last = self.sub.seq;
         }
         if matches!(flow, Flow::Go)
             && let Some(p) = self.sub.prompt.take()
