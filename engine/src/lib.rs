@@ -15,7 +15,8 @@
 //! - [`arrange`]: prearranged decks for tests, puzzles and duplicate matches.
 //! - [`score`]: itemised deal scores.
 //! - [`view`]: the one place that decides what a seat, a spectator or the referee sees.
-//! - [`bot`]: the [`Bot`] trait and the `random` bot.
+//! - [`notation`]: a short text notation for actions (terminals, records).
+//! - [`bot`]: the [`Bot`] trait and the built-in bots: `greedy`, `random`, `safe`.
 //!
 //! # Example
 //!
@@ -50,6 +51,7 @@ pub mod game;
 mod hash;
 pub mod legal;
 pub mod meld;
+pub mod notation;
 pub mod rng;
 pub mod rules;
 pub mod score;

@@ -746,6 +746,220 @@ pub fn event_to_wire(event: &Event) -> v1::game_event::Kind {
     }
 }
 
+// ----- views back into the engine, for bots that play over the network -----
+
+fn rank_from_wire(rank: i32, field: &str) -> Result<Rank, WireError> {
+    card_from_wire(
+        &v1::Card {
+            rank,
+            suit: if rank == 15 { 0 } else { 1 },
+        },
+        field,
+    )
+    .map(|c| c.rank())
+}
+
+fn suit_from_wire(suit: i32, field: &str) -> Result<Suit, WireError> {
+    match suit {
+        1..=4 => Ok(Suit::ALL[(suit - 1) as usize]),
+        s => Err(WireError::new(
+            "INVALID_ENUM",
+            field,
+            format!("suit {s} is not a suit"),
+        )),
+    }
+}
+
+fn seat_from_wire(seat: u32, field: &str) -> Result<Seat, WireError> {
+    u8::try_from(seat)
+        .ok()
+        .filter(|&s| (s as usize) < canasta_engine::table::MAX_SEATS)
+        .map(Seat)
+        .ok_or_else(|| WireError::new("INVALID_SEAT", field, format!("seat {seat} does not exist")))
+}
+
+fn meld_from_wire(m: &v1::TableMeld, field: &str) -> Result<canasta_engine::Meld, WireError> {
+    let kind = match v1::MeldKind::try_from(m.kind) {
+        Ok(v1::MeldKind::Group) => MeldKind::Group(rank_from_wire(m.rank, field)?),
+        Ok(v1::MeldKind::BlackThrees) => MeldKind::BlackThrees,
+        Ok(v1::MeldKind::Sequence) => MeldKind::Sequence(suit_from_wire(m.suit, field)?),
+        Ok(v1::MeldKind::Wild) => MeldKind::Wild,
+        _ => {
+            return Err(WireError::new(
+                "INVALID_ENUM",
+                field,
+                format!("meld kind {} is not a kind", m.kind),
+            ));
+        }
+    };
+    Ok(canasta_engine::Meld {
+        kind,
+        cards: counts_from_wire(&m.cards, field)?,
+        creator: seat_from_wire(m.creator_seat, field)?,
+    })
+}
+
+fn deal_score_from_wire(d: &v1::DealScore) -> Result<DealScore, WireError> {
+    let seat = seat_from_wire(d.seat, "last_deal.seat")?;
+    let end = match v1::DealEndKind::try_from(d.end) {
+        Ok(v1::DealEndKind::WentOut) => DealEnd::WentOut {
+            seat,
+            concealed: d.concealed,
+        },
+        Ok(v1::DealEndKind::StockExhausted) => DealEnd::StockExhausted { seat },
+        Ok(v1::DealEndKind::LastRedThree) => DealEnd::LastRedThree { seat },
+        _ => {
+            return Err(WireError::new(
+                "INVALID_ENUM",
+                "last_deal.end",
+                format!("deal end {} is not a kind", d.end),
+            ));
+        }
+    };
+    Ok(DealScore {
+        deal: d.deal,
+        end,
+        sides: d
+            .sides
+            .iter()
+            .map(|s| SideScore {
+                side: s.side as u8,
+                melded_cards: s.melded_cards,
+                natural_canastas: s.natural_canastas as u8,
+                mixed_canastas: s.mixed_canastas as u8,
+                sambas: s.sambas as u8,
+                wild_canastas: s.wild_canastas as u8,
+                canasta_bonus: s.canasta_bonus,
+                red_threes: s.red_threes as u8,
+                red_three_bonus: s.red_three_bonus,
+                going_out_bonus: s.going_out_bonus,
+                cards_in_hand: s.cards_in_hand,
+                penalties: s.penalties,
+                total: s.total,
+                cumulative: s.cumulative,
+            })
+            .collect(),
+    })
+}
+
+/// A view from the wire, back into the engine's form, so that the engine's bots and legality
+/// run on the client side exactly as in-process: `rules` are the game's rules.
+pub fn view_from_wire(
+    view: &v1::GameView,
+    rules: canasta_engine::Rules,
+) -> Result<View, WireError> {
+    use canasta_engine::view::{SeatView as EngineSeat, SideView as EngineSide};
+    use canasta_engine::{Side, TurnFlags, Viewer};
+    let viewer = match view.viewer_seat {
+        Some(s) => Viewer::Seat(seat_from_wire(s, "view.viewer_seat")?),
+        None => Viewer::Spectator,
+    };
+    let phase = match v1::Phase::try_from(view.phase) {
+        Ok(v1::Phase::Draw) => Phase::Draw,
+        Ok(v1::Phase::Play) => Phase::Play,
+        Ok(v1::Phase::Answer) => Phase::Answer,
+        Ok(v1::Phase::Over) => Phase::Over,
+        _ => {
+            return Err(WireError::new(
+                "INVALID_ENUM",
+                "view.phase",
+                format!("phase {} is not a phase", view.phase),
+            ));
+        }
+    };
+    let seats = view
+        .seats
+        .iter()
+        .map(|s| {
+            let seat = seat_from_wire(s.seat, "view.seats")?;
+            Ok(EngineSeat {
+                seat,
+                side: Side(s.side as u8),
+                playing: s.playing,
+                hand_len: s.hand_count,
+                hand: (viewer == Viewer::Seat(seat))
+                    .then(|| counts_from_wire(&s.hand, "view.seats.hand"))
+                    .transpose()?,
+                red_threes: counts_from_wire(&s.red_threes, "view.seats.red_threes")?,
+                had_turn: s.had_turn,
+                melded_before: s.melded_before,
+            })
+        })
+        .collect::<Result<Vec<_>, WireError>>()?;
+    let sides = view
+        .sides
+        .iter()
+        .map(|s| {
+            Ok(EngineSide {
+                side: Side(s.side as u8),
+                members: s
+                    .seats
+                    .iter()
+                    .map(|&m| seat_from_wire(m, "view.sides.seats"))
+                    .collect::<Result<_, _>>()?,
+                melds: s
+                    .melds
+                    .iter()
+                    .map(|m| meld_from_wire(m, "view.sides.melds"))
+                    .collect::<Result<_, _>>()?,
+                melded: s.melded,
+                minimum: s.minimum,
+                score: s.score,
+                penalties: s.penalties,
+            })
+        })
+        .collect::<Result<Vec<_>, WireError>>()?;
+    let turn = view.turn.unwrap_or_default();
+    let ask = match v1::AskState::try_from(turn.ask) {
+        Ok(v1::AskState::Pending) => Ask::Pending,
+        Ok(v1::AskState::Yes) => Ask::Yes,
+        Ok(v1::AskState::No) => Ask::No,
+        _ => Ask::NotAsked,
+    };
+    let result = view.result.clone().unwrap_or_default();
+    Ok(View {
+        viewer,
+        rules,
+        deal: view.deal,
+        phase,
+        to_act: view
+            .to_act
+            .map(|s| seat_from_wire(s, "view.to_act"))
+            .transpose()?,
+        turn_seat: seat_from_wire(view.turn_seat, "view.turn_seat")?,
+        dealer: seat_from_wire(view.dealer, "view.dealer")?,
+        play_order: view
+            .play_order
+            .iter()
+            .map(|&s| seat_from_wire(s, "view.play_order"))
+            .collect::<Result<_, _>>()?,
+        seats,
+        sides,
+        pile: card_list_from_wire(&view.pile, "view.pile")?,
+        pile_frozen: view.pile_frozen,
+        pile_blocked: view.pile_blocked,
+        stock_len: view.stock_count,
+        stock: None,
+        turn: TurnFlags {
+            took_pile: turn.took_pile,
+            melded: turn.melded,
+            foreign: turn.added_to_other_melds,
+            ask,
+        },
+        last_deal: view
+            .last_deal
+            .as_ref()
+            .map(deal_score_from_wire)
+            .transpose()?,
+        deals_played: view.deals_played,
+        winner: result
+            .finished
+            .then_some(result.winner_side)
+            .flatten()
+            .map(|s| Side(s as u8)),
+    })
+}
+
 /// Every card kind of the engine, for tests of the conversions.
 pub fn all_card_kinds() -> impl Iterator<Item = Card> {
     (0..CARD_KINDS as u8).filter_map(Card::from_index)
@@ -850,6 +1064,34 @@ mod tests {
             action_from_wire(&many).unwrap_err().reason,
             "TOO_MANY_CARDS"
         );
+    }
+
+    #[test]
+    fn views_come_back_from_the_wire_with_the_same_legal_choices() {
+        use canasta_engine::bot::RandomBot;
+        use canasta_engine::{Game, Setup, Viewer};
+        for preset in Preset::ALL {
+            let mut game = Game::new(&Setup::seeded(RuleSpec::new(preset, 4), 9)).unwrap();
+            let mut bot = RandomBot::new(2);
+            for _ in 0..300 {
+                let Some(seat) = game.to_act() else { break };
+                let view = game.view(Viewer::Seat(seat));
+                let meta = ViewMeta {
+                    game_id: "g",
+                    seq: 1,
+                    status: v1::GameStatus::Playing,
+                    names: &[],
+                    occupied: &[],
+                    result: result_to_wire(game.winner(), game.scores()),
+                };
+                let back = view_from_wire(&view_to_wire(&view, &meta), *game.rules()).unwrap();
+                assert_eq!(back, view, "{preset}");
+                let legal = view.legal().unwrap();
+                assert_eq!(back.legal().unwrap().to_vec(), legal.to_vec());
+                let a = bot.pick(&legal);
+                game.apply(seat, &a).unwrap();
+            }
+        }
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! Bots: players that see what a seat may see (a [`View`]) and the legal choices, never the
 //! referee's state, so a bot plays the same in-process and over the network.
 
+mod greedy;
 mod random;
 mod safe;
 
+pub use greedy::GreedyBot;
 pub use random::RandomBot;
 pub use safe::SafeBot;
 
@@ -24,11 +26,12 @@ pub trait Bot: Send {
 }
 
 /// The names of the built-in bots.
-pub const BOT_NAMES: &[&str] = &["random", "safe"];
+pub const BOT_NAMES: &[&str] = &["greedy", "random", "safe"];
 
 /// A built-in bot by name, seeded for reproducible play.
 pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn Bot>> {
     match name {
+        "greedy" => Some(Box::new(GreedyBot::new())),
         "random" => Some(Box::new(RandomBot::new(seed))),
         "safe" => Some(Box::new(SafeBot::new())),
         _ => None,

@@ -1,0 +1,284 @@
+//! `canasta`: the reference client. Play in a terminal, attach a built-in bot to a seat of a
+//! server's game, run headless matches between bots, export and replay game records, or watch a
+//! demo.
+//!
+//! Exit codes: 0 success, 1 a failed operation, 2 bad usage.
+
+mod cli;
+mod matches;
+mod play;
+mod record;
+mod remote;
+mod render;
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use canasta_engine::Rules;
+use canasta_engine::bot;
+use clap::Parser;
+
+use crate::cli::{BotArgs, Cli, Command, ExportArgs, MatchArgs, ReplayArgs};
+use crate::record::Record;
+
+fn main() -> ExitCode {
+    quiet_broken_pipe();
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("canasta: cannot start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = match cli.command {
+        Command::Play(a) => runtime.block_on(play::play(a)),
+        Command::Bot(a) => runtime.block_on(bot_command(a)),
+        Command::Match(a) => match_command(a, &runtime),
+        Command::Export(a) => runtime.block_on(export(a)),
+        Command::Replay(a) => replay(a),
+        Command::Demo(a) => runtime.block_on(play::demo(a)),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("canasta: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A reader that stops reading (`canasta … | head`) ends the program quietly, as it would end
+/// `cat`, instead of a panic report.
+fn quiet_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if text.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
+
+async fn bot_command(args: BotArgs) -> Result<(), String> {
+    let addr = args.server.server.clone();
+    let mut bot = bot::by_name(&args.bot, args.seed).ok_or_else(|| {
+        format!(
+            "there is no bot {:?}: the bots are {}",
+            args.bot,
+            bot::BOT_NAMES.join(", ")
+        )
+    })?;
+    let mut client = remote::connect(&addr).await.map_err(|e| e.to_string())?;
+    let mut seat = match args.token {
+        Some(token) => remote::SeatClient::from_token(&mut client, &addr, &args.game, token).await,
+        None => {
+            let name = args
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("{} bot", args.bot));
+            remote::SeatClient::join(&mut client, &addr, &args.game, args.seat, &name).await
+        }
+    }
+    .map_err(|e| e.to_string())?;
+    if !args.json {
+        eprintln!(
+            "{} plays seat {} of game {}",
+            args.bot, seat.seat, seat.game_id
+        );
+    }
+    let result = remote::play_seat(&mut client, &mut seat, bot.as_mut(), |_| {})
+        .await
+        .map_err(|e| e.to_string())?;
+    if args.json {
+        let json = serde_json::json!({
+            "game_id": seat.game_id,
+            "seat": seat.seat,
+            "winner_side": result.winner_side,
+            "totals": result.totals,
+        });
+        println!("{json}");
+    } else {
+        println!(
+            "the match is over: side {} wins; scores {:?}",
+            result
+                .winner_side
+                .map_or("?".to_string(), |s| s.to_string()),
+            result.totals
+        );
+    }
+    Ok(())
+}
+
+fn match_command(args: MatchArgs, runtime: &tokio::runtime::Runtime) -> Result<(), String> {
+    let spec = play::spec(&args.rules)?;
+    let rules = Rules::new(&spec).map_err(|e| e.to_string())?;
+    let plan = matches::Plan {
+        seat_bots: matches::seat_bots(&rules, &args.bots, args.seat_bots.as_deref())?,
+        spec,
+        matches: args.matches,
+        seed: args.seed,
+        duplicate: args.duplicate,
+        max_deals: args.max_deals,
+    };
+    let mut lines = match &args.jsonl {
+        None => matches::Lines::None,
+        Some(p) if p.as_os_str() == "-" => matches::Lines::To(Box::new(std::io::stdout())),
+        Some(p) => matches::Lines::To(Box::new(
+            std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?,
+        )),
+    };
+    let jobs = args.matches * if args.duplicate { 2 } else { 1 };
+    let bar = matches::progress(jobs, args.quiet || args.json);
+    let mut outcomes = Vec::new();
+    let mut write_error = None;
+    let mut sink = |o: matches::Outcome| {
+        if let Err(e) = lines.write(&o) {
+            write_error.get_or_insert(e.to_string());
+        }
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+        outcomes.push(o);
+    };
+    let started = Instant::now();
+    match &args.server {
+        None => {
+            let threads = args.threads.unwrap_or_else(|| {
+                std::thread::available_parallelism()
+                    .map(|n| n.get())
+                    .unwrap_or(1)
+            });
+            matches::run_in_process(&plan, threads, &mut sink)?;
+        }
+        Some(addr) => {
+            runtime.block_on(matches::run_remote(addr, &plan, args.parallel, &mut sink))?
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    if let Some(e) = write_error {
+        return Err(format!("cannot write the JSON lines: {e}"));
+    }
+    let summary = matches::summarize(&outcomes, seconds);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?
+        );
+    } else {
+        print!("{}", matches::summary_text(&summary));
+    }
+    Ok(())
+}
+
+async fn export(args: ExportArgs) -> Result<(), String> {
+    let mut client = remote::connect(&args.server.server)
+        .await
+        .map_err(|e| e.to_string())?;
+    let wire = client
+        .export_game(canasta_proto::v1::ExportGameRequest {
+            game_id: args.game.clone(),
+        })
+        .await
+        .map_err(|s| remote::status_text(&s))?
+        .into_inner()
+        .record
+        .ok_or("the server answered no record")?;
+    let record = Record::from_wire(&wire)?;
+    let json = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())?;
+    match &args.out {
+        Some(p) => std::fs::write(p, json + "\n").map_err(|e| format!("{}: {e}", p.display()))?,
+        None => println!("{json}"),
+    }
+    Ok(())
+}
+
+fn replay(args: ReplayArgs) -> Result<(), String> {
+    let text =
+        std::fs::read_to_string(&args.file).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let record: Record = serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not a game record: {e}", args.file.display()))?;
+    let game = record.replay()?;
+    if !record.totals.is_empty() && record.totals != game.scores() {
+        return Err(format!(
+            "the replay ends at {:?}, but the record says {:?}",
+            game.scores(),
+            record.totals
+        ));
+    }
+    if args.json {
+        let deals: Vec<serde_json::Value> = game
+            .history()
+            .iter()
+            .map(|d| {
+                serde_json::json!({
+                    "deal": d.deal + 1,
+                    "end": format!("{:?}", d.end),
+                    "totals": d.sides.iter().map(|s| s.total).collect::<Vec<_>>(),
+                    "cumulative": d.sides.iter().map(|s| s.cumulative).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let json = serde_json::json!({
+            "game_id": record.game_id,
+            "deals": deals,
+            "totals": game.scores(),
+            "winner_side": game.winner().map(|s| s.0),
+            "actions": record.actions.len(),
+        });
+        println!("{json}");
+        return Ok(());
+    }
+    println!(
+        "game {} ({} {} players, seed {}), {} actions",
+        record.game_id,
+        record.rules.preset,
+        record.rules.players,
+        record.seed,
+        record.actions.len()
+    );
+    for d in game.history() {
+        let how = match d.end {
+            canasta_engine::DealEnd::WentOut { seat, concealed } => format!(
+                "seat {} went out{}",
+                seat.0,
+                if concealed { " concealed" } else { "" }
+            ),
+            canasta_engine::DealEnd::StockExhausted { seat } => {
+                format!("the stock ran out (seat {} declined the pile)", seat.0)
+            }
+            canasta_engine::DealEnd::LastRedThree { seat } => {
+                format!("seat {} drew the last card, a red three", seat.0)
+            }
+        };
+        println!("deal {}: {how}", d.deal + 1);
+        for s in &d.sides {
+            println!(
+                "  side {}: {:+} (melds {}, canastas {}, red threes {}, going out {}, hands {}, penalties {}) total {}",
+                s.side,
+                s.total,
+                s.melded_cards,
+                s.canasta_bonus,
+                s.red_three_bonus,
+                s.going_out_bonus,
+                s.cards_in_hand,
+                s.penalties,
+                s.cumulative
+            );
+        }
+    }
+    match game.winner() {
+        Some(w) => println!("side {} wins: {:?}", w.0, game.scores()),
+        None => println!("unfinished: {:?}", game.scores()),
+    }
+    Ok(())
+}

@@ -1,0 +1,583 @@
+//! Headless matches between bots: in-process on every core, or against a server with each seat
+//! a separate client; results as JSON lines and a summary with confidence intervals.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::Instant;
+
+use canasta_engine::bot::{self, PlayError};
+use canasta_engine::table::Table;
+use canasta_engine::{Event, Game, RuleSpec, Rules, Seat, Setup};
+use canasta_proto::convert::rules_to_wire;
+use canasta_proto::v1;
+use serde::Serialize;
+
+use crate::remote::{self, SeatClient};
+
+/// What to play.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The rules.
+    pub spec: RuleSpec,
+    /// The bot of each seat, in the first orientation.
+    pub seat_bots: Vec<String>,
+    /// Number of seeds.
+    pub matches: u64,
+    /// The first seed.
+    pub seed: u64,
+    /// Play each seed a second time with the bots moved one seat on (sides swapped).
+    pub duplicate: bool,
+    /// A match stops unfinished after this many deals.
+    pub max_deals: u32,
+}
+
+/// One match's outcome: a JSON line.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    /// The match's number.
+    pub index: u64,
+    /// Its seed.
+    pub seed: u64,
+    /// True for the second, swapped game of a duplicate pair.
+    pub swapped: bool,
+    /// The bot of each side.
+    pub side_bots: Vec<String>,
+    /// The winning side, if the match finished.
+    pub winner_side: Option<u8>,
+    /// The winning bot.
+    pub winner: Option<String>,
+    /// Final scores by side.
+    pub totals: Vec<i32>,
+    /// Deals played.
+    pub deals: u32,
+    /// Actions played.
+    pub actions: u64,
+    /// Turns played.
+    pub turns: u64,
+    /// Wall time of the match.
+    pub millis: u64,
+}
+
+impl Plan {
+    fn jobs(&self) -> u64 {
+        self.matches * if self.duplicate { 2 } else { 1 }
+    }
+
+    /// The match of job `j`: its index, seed, and whether the bots are swapped.
+    fn job(&self, j: u64) -> (u64, u64, bool) {
+        let (index, swapped) = if self.duplicate {
+            (j / 2, j % 2 == 1)
+        } else {
+            (j, false)
+        };
+        (index, self.seed + index, swapped)
+    }
+
+    fn bots_for(&self, swapped: bool) -> Vec<String> {
+        let n = self.seat_bots.len();
+        (0..n)
+            .map(|s| self.seat_bots[if swapped { (s + 1) % n } else { s }].clone())
+            .collect()
+    }
+
+    fn side_bots(&self, rules: &Rules, seats: &[String]) -> Vec<String> {
+        let table = Table::new(rules);
+        (0..table.sides())
+            .map(|side| {
+                let mut names: Vec<&str> = table
+                    .members(canasta_engine::Side(side))
+                    .map(|s| seats[s.index()].as_str())
+                    .collect();
+                names.dedup();
+                names.join("+")
+            })
+            .collect()
+    }
+}
+
+/// How a match went, before it becomes an [`Outcome`].
+struct Played {
+    winner: Option<u8>,
+    totals: Vec<i32>,
+    deals: u32,
+    actions: u64,
+    turns: u64,
+}
+
+fn outcome(
+    plan: &Plan,
+    rules: &Rules,
+    job: u64,
+    seats: &[String],
+    played: Played,
+    started: Instant,
+) -> Outcome {
+    let Played {
+        winner,
+        totals,
+        deals,
+        actions,
+        turns,
+    } = played;
+    let (index, seed, swapped) = plan.job(job);
+    let side_bots = plan.side_bots(rules, seats);
+    Outcome {
+        index,
+        seed,
+        swapped,
+        winner: winner.map(|w| side_bots[w as usize].clone()),
+        side_bots,
+        winner_side: winner,
+        totals,
+        deals,
+        actions,
+        turns,
+        millis: started.elapsed().as_millis() as u64,
+    }
+}
+
+/// Plays one match in this thread.
+fn play_in_process(plan: &Plan, rules: &Rules, job: u64) -> Result<Outcome, String> {
+    let started = Instant::now();
+    let (_, seed, swapped) = plan.job(job);
+    let seats = plan.bots_for(swapped);
+    let mut bots = seats
+        .iter()
+        .enumerate()
+        .map(|(s, name)| {
+            bot::by_name(name, seed.wrapping_mul(31).wrapping_add(s as u64)).ok_or_else(|| {
+                format!(
+                    "there is no bot {name:?}: the bots are {}",
+                    bot::BOT_NAMES.join(", ")
+                )
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut game = Game::new(&Setup::seeded(plan.spec.clone(), seed)).map_err(|e| e.to_string())?;
+    let mut turns = 0;
+    let actions = match bot::play(&mut game, &mut bots, plan.max_deals, |e| {
+        if let Event::TurnStarted { .. } = e {
+            turns += 1;
+        }
+    }) {
+        Ok(n) => n,
+        Err(PlayError::DealLimit) => 0,
+        Err(e) => return Err(e.to_string()),
+    };
+    Ok(outcome(
+        plan,
+        rules,
+        job,
+        &seats,
+        Played {
+            winner: game.winner().map(|s| s.0),
+            totals: game.scores().to_vec(),
+            deals: game.history().len() as u32,
+            actions,
+            turns,
+        },
+        started,
+    ))
+}
+
+/// Runs every match in-process on `threads` threads; `sink` receives each outcome in the order
+/// they finish.
+pub fn run_in_process(
+    plan: &Plan,
+    threads: usize,
+    mut sink: impl FnMut(Outcome),
+) -> Result<(), String> {
+    let rules = Rules::new(&plan.spec).map_err(|e| e.to_string())?;
+    let next = Arc::new(AtomicU64::new(0));
+    let (tx, rx) = mpsc::channel();
+    let mut handles = Vec::new();
+    for _ in 0..threads.max(1) {
+        let (plan, next, tx) = (plan.clone(), next.clone(), tx.clone());
+        handles.push(std::thread::spawn(move || {
+            loop {
+                let j = next.fetch_add(1, Ordering::Relaxed);
+                if j >= plan.jobs() {
+                    break;
+                }
+                if tx.send(play_in_process(&plan, &rules, j)).is_err() {
+                    break;
+                }
+            }
+        }));
+    }
+    drop(tx);
+    let mut first_error = None;
+    for r in rx {
+        match r {
+            Ok(o) => sink(o),
+            Err(e) => {
+                first_error.get_or_insert(e);
+                next.store(u64::MAX / 2, Ordering::Relaxed);
+            }
+        }
+    }
+    for h in handles {
+        let _ = h.join();
+    }
+    first_error.map_or(Ok(()), Err)
+}
+
+/// Plays one match against a server: each seat a separate client over the public protocol.
+async fn play_remote(
+    addr: String,
+    plan: Arc<Plan>,
+    rules: Rules,
+    job: u64,
+) -> Result<Outcome, String> {
+    let started = Instant::now();
+    let (_, seed, swapped) = plan.job(job);
+    let seats = plan.bots_for(swapped);
+    let mut client = remote::connect(&addr).await.map_err(|e| e.to_string())?;
+    let game = client
+        .create_game(v1::CreateGameRequest {
+            rules: Some(rules_to_wire(&plan.spec)),
+            seed: Some(seed),
+            ..Default::default()
+        })
+        .await
+        .map_err(|s| remote::status_text(&s))?
+        .into_inner()
+        .game
+        .ok_or("no game")?;
+    let mut tasks = Vec::new();
+    for (s, name) in seats.iter().enumerate() {
+        let mut bot = bot::by_name(name, seed.wrapping_mul(31).wrapping_add(s as u64))
+            .ok_or_else(|| format!("there is no bot {name:?}"))?;
+        let (addr, game_id, name) = (addr.clone(), game.game_id.clone(), name.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut client = remote::connect(&addr).await?;
+            let mut seat = SeatClient::join(
+                &mut client,
+                &addr,
+                &game_id,
+                Some(s as u32),
+                &format!("{name} {s}"),
+            )
+            .await?;
+            let mut turns = 0u64;
+            let mut deals = 0u32;
+            let result =
+                remote::play_seat(&mut client, &mut seat, bot.as_mut(), |e| match e.kind {
+                    Some(v1::game_event::Kind::TurnStarted(_)) => turns += 1,
+                    Some(v1::game_event::Kind::DealEnded(_)) => deals += 1,
+                    _ => {}
+                })
+                .await?;
+            Ok::<_, remote::RemoteError>((result, turns, deals))
+        }));
+    }
+    let mut first = None;
+    for t in tasks {
+        let r = t
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?;
+        first.get_or_insert(r);
+    }
+    let (result, turns, deals) = first.ok_or("no seat")?;
+    Ok(outcome(
+        &plan,
+        &rules,
+        job,
+        &seats,
+        Played {
+            winner: result.winner_side.map(|w| w as u8),
+            totals: result.totals,
+            deals,
+            actions: 0,
+            turns,
+        },
+        started,
+    ))
+}
+
+/// Runs every match against the server at `addr`, `parallel` at a time.
+pub async fn run_remote(
+    addr: &str,
+    plan: &Plan,
+    parallel: usize,
+    mut sink: impl FnMut(Outcome),
+) -> Result<(), String> {
+    let rules = Rules::new(&plan.spec).map_err(|e| e.to_string())?;
+    let plan = Arc::new(plan.clone());
+    let mut running = tokio::task::JoinSet::new();
+    let mut next = 0;
+    loop {
+        while running.len() < parallel.max(1) && next < plan.jobs() {
+            running.spawn(play_remote(addr.to_string(), plan.clone(), rules, next));
+            next += 1;
+        }
+        match running.join_next().await {
+            Some(r) => sink(r.map_err(|e| e.to_string())??),
+            None => return Ok(()),
+        }
+    }
+}
+
+/// A bot's record over the matches.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct BotRecord {
+    /// Matches it played (a side).
+    pub played: u64,
+    /// Matches it won.
+    pub wins: u64,
+    /// Wins over played.
+    pub win_rate: f64,
+    /// The 95% confidence interval of the win rate (Wilson score interval).
+    pub win_rate_95: (f64, f64),
+    /// Its side's final score minus the best other side's, on average.
+    pub average_margin: f64,
+}
+
+/// The summary of a run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    /// Matches played.
+    pub matches: u64,
+    /// Matches stopped at the deal limit.
+    pub unfinished: u64,
+    /// Each bot's record.
+    pub bots: BTreeMap<String, BotRecord>,
+    /// Deals per match.
+    pub deals_per_match: f64,
+    /// Matches per second of wall time.
+    pub matches_per_second: f64,
+    /// Turns per second of wall time.
+    pub turns_per_second: f64,
+    /// Actions per second of wall time (in-process only).
+    pub actions_per_second: f64,
+    /// Wall time in seconds.
+    pub seconds: f64,
+}
+
+/// The Wilson score interval of `wins` in `n` at 95%.
+pub fn wilson(wins: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let (n, p, z) = (n as f64, wins as f64 / n as f64, 1.96f64);
+    let centre = p + z * z / (2.0 * n);
+    let spread = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    let denom = 1.0 + z * z / n;
+    (
+        ((centre - spread) / denom).max(0.0),
+        ((centre + spread) / denom).min(1.0),
+    )
+}
+
+/// Sums up outcomes.
+pub fn summarize(outcomes: &[Outcome], seconds: f64) -> Summary {
+    let mut s = Summary {
+        matches: outcomes.len() as u64,
+        seconds,
+        ..Summary::default()
+    };
+    let mut margins: BTreeMap<String, i64> = BTreeMap::new();
+    let (mut deals, mut turns, mut actions) = (0u64, 0u64, 0u64);
+    for o in outcomes {
+        deals += o.deals as u64;
+        turns += o.turns;
+        actions += o.actions;
+        if o.winner_side.is_none() {
+            s.unfinished += 1;
+        }
+        let mut seen = Vec::new();
+        for (side, bot) in o.side_bots.iter().enumerate() {
+            if seen.contains(bot) {
+                continue;
+            }
+            seen.push(bot.clone());
+            let r = s.bots.entry(bot.clone()).or_default();
+            r.played += 1;
+            if o.winner.as_ref() == Some(bot) {
+                r.wins += 1;
+            }
+            let own = o.totals.get(side).copied().unwrap_or(0);
+            let best_other = o
+                .totals
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| o.side_bots[*i] != *bot)
+                .map(|(_, t)| *t)
+                .max()
+                .unwrap_or(own);
+            *margins.entry(bot.clone()).or_default() += (own - best_other) as i64;
+        }
+    }
+    for (bot, r) in s.bots.iter_mut() {
+        r.win_rate = r.wins as f64 / r.played.max(1) as f64;
+        r.win_rate_95 = wilson(r.wins, r.played);
+        r.average_margin = margins[bot] as f64 / r.played.max(1) as f64;
+    }
+    let n = s.matches.max(1) as f64;
+    s.deals_per_match = deals as f64 / n;
+    let secs = seconds.max(1e-9);
+    s.matches_per_second = s.matches as f64 / secs;
+    s.turns_per_second = turns as f64 / secs;
+    s.actions_per_second = actions as f64 / secs;
+    s
+}
+
+/// The summary as text.
+pub fn summary_text(s: &Summary) -> String {
+    let mut out = format!(
+        "{} matches in {:.2} s ({:.1} matches/s, {:.0} turns/s{}), {:.1} deals per match{}\n",
+        s.matches,
+        s.seconds,
+        s.matches_per_second,
+        s.turns_per_second,
+        if s.actions_per_second > 0.0 {
+            format!(", {:.0} actions/s", s.actions_per_second)
+        } else {
+            String::new()
+        },
+        s.deals_per_match,
+        if s.unfinished > 0 {
+            format!(", {} unfinished", s.unfinished)
+        } else {
+            String::new()
+        }
+    );
+    for (bot, r) in &s.bots {
+        out += &format!(
+            "  {bot}: {} wins of {} ({:.1}%, 95% CI {:.1}% to {:.1}%), average margin {:+.0}\n",
+            r.wins,
+            r.played,
+            r.win_rate * 100.0,
+            r.win_rate_95.0 * 100.0,
+            r.win_rate_95.1 * 100.0,
+            r.average_margin
+        );
+    }
+    out
+}
+
+/// Where JSON lines go.
+pub enum Lines {
+    /// Nowhere.
+    None,
+    /// A writer.
+    To(Box<dyn Write + Send>),
+}
+
+impl Lines {
+    /// Writes one outcome as a JSON line.
+    pub fn write(&mut self, o: &Outcome) -> std::io::Result<()> {
+        if let Lines::To(w) = self {
+            serde_json::to_writer(&mut *w, o)?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+}
+
+/// A progress bar on the terminal, if there is one.
+pub fn progress(total: u64, quiet: bool) -> Option<indicatif::ProgressBar> {
+    if quiet || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} matches  {per_sec}  eta {eta}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}
+
+/// The bot of each seat from `--bots` (by side) or `--seat-bots`.
+pub fn seat_bots(rules: &Rules, bots: &str, by_seat: Option<&str>) -> Result<Vec<String>, String> {
+    let table = Table::new(rules);
+    let split = |s: &str| {
+        s.split(',')
+            .map(|b| b.trim().to_string())
+            .collect::<Vec<_>>()
+    };
+    let seats: Vec<String> = match by_seat {
+        Some(list) => {
+            let names = split(list);
+            if names.len() != table.players() as usize {
+                return Err(format!(
+                    "--seat-bots names {} bots for {} seats",
+                    names.len(),
+                    table.players()
+                ));
+            }
+            names
+        }
+        None => {
+            let names = split(bots);
+            if names.len() != 1 && names.len() != table.sides() as usize {
+                return Err(format!(
+                    "--bots names {} bots, but the game has {} sides: name one per side, or one for all",
+                    names.len(),
+                    table.sides()
+                ));
+            }
+            table
+                .seats()
+                .map(|s: Seat| {
+                    let side = table.side_of(s).index();
+                    names[if names.len() == 1 { 0 } else { side }].clone()
+                })
+                .collect()
+        }
+    };
+    for name in &seats {
+        if !bot::BOT_NAMES.contains(&name.as_str()) {
+            return Err(format!(
+                "there is no bot {name:?}: the bots are {}",
+                bot::BOT_NAMES.join(", ")
+            ));
+        }
+    }
+    Ok(seats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canasta_engine::Preset;
+
+    #[test]
+    fn wilson_interval_brackets_the_rate() {
+        let (lo, hi) = wilson(95, 100);
+        assert!(
+            lo > 0.88 && lo < 0.95 && hi > 0.95 && hi < 0.99,
+            "{lo} {hi}"
+        );
+        assert_eq!(wilson(0, 0), (0.0, 0.0));
+    }
+
+    #[test]
+    fn duplicate_matches_swap_the_sides() {
+        let spec = RuleSpec::new(Preset::Official, 4);
+        let rules = Rules::new(&spec).unwrap();
+        let plan = Plan {
+            seat_bots: seat_bots(&rules, "greedy,random", None).unwrap(),
+            spec,
+            matches: 3,
+            seed: 10,
+            duplicate: true,
+            max_deals: 200,
+        };
+        let mut outcomes = Vec::new();
+        run_in_process(&plan, 2, |o| outcomes.push(o)).unwrap();
+        assert_eq!(outcomes.len(), 6);
+        outcomes.sort_by_key(|o| (o.index, o.swapped));
+        assert_eq!(outcomes[0].side_bots, vec!["greedy", "random"]);
+        assert_eq!(outcomes[1].side_bots, vec!["random", "greedy"]);
+        assert_eq!(outcomes[0].seed, outcomes[1].seed);
+        let s = summarize(&outcomes, 1.0);
+        assert_eq!(s.bots["greedy"].played, 6);
+        assert!(s.bots["greedy"].wins >= 5);
+    }
+}
