@@ -42,6 +42,20 @@ use crate::store::Store;
 /// (`--max-message-bytes`) answers RESOURCE_EXHAUSTED below it.
 const TRANSPORT_MESSAGE_LIMIT: usize = 64 << 20;
 
+/// Accepted connections, with Nagle's algorithm off: a small response must not wait for an
+/// acknowledgement that the client delays (tonic sets this only on listeners it binds itself).
+fn incoming(
+    listener: TcpListener,
+) -> impl tokio_stream::Stream<Item = std::io::Result<tokio::net::TcpStream>> {
+    use tokio_stream::StreamExt;
+    TcpListenerStream::new(listener).map(|conn| {
+        if let Ok(c) = &conn {
+            let _ = c.set_nodelay(true);
+        }
+        conn
+    })
+}
+
 /// Serves until `shutdown` completes: then ends every watch stream, finishes the requests in
 /// flight and closes storage. Every acknowledged action is already stored.
 pub async fn run(
@@ -94,7 +108,7 @@ pub async fn run(
         .add_service(
             CanastaServiceServer::new(service).max_decoding_message_size(TRANSPORT_MESSAGE_LIMIT),
         )
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .serve_with_incoming_shutdown(incoming(listener), shutdown)
         .await?;
     store.close();
     Ok(())
