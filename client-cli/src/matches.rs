@@ -82,9 +82,11 @@ impl Plan {
             .collect()
     }
 
+    /// The name of each side's player: its bots, and its side number when two sides play the
+    /// same bots (self-play), so that each side keeps a record of its own.
     fn side_bots(&self, rules: &Rules, seats: &[String]) -> Vec<String> {
         let table = Table::new(rules);
-        (0..table.sides())
+        let names: Vec<String> = (0..table.sides())
             .map(|side| {
                 let mut names: Vec<&str> = table
                     .members(canasta_engine::Side(side))
@@ -93,6 +95,16 @@ impl Plan {
                 names.dedup();
                 names.join("+")
             })
+            .collect();
+        let repeated = (1..names.len()).any(|i| names[..i].contains(&names[i]));
+        if !repeated {
+            return names;
+        }
+        // The sides keep their numbers when the bots are swapped, so the records stay apart.
+        names
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| format!("{n} (side {i})"))
             .collect()
     }
 }
