@@ -883,6 +883,8 @@ impl Rules {
                     multiple_melds_per_rank: true,
                     meld_after_take: false,
                     go_out_requires_discard: true,
+                    // Seed 004: the first laying-out needs the minimum, even when it goes out.
+                    concealed_needs_minimum: true,
                     canastas_to_go_out: 1,
                     red_three_scores: default_red_three_scores(Preset::Swiss, decks),
                     red_threes_positive: RedThreesPositive::Canastas(1),
