@@ -297,9 +297,9 @@ impl Actor {
             .map(|s| {
                 u8::try_from(s).map(Seat).map_err(|_| {
                     ApiError::invalid(
-                        "INVALID_SEAT",
+                        "BAD_FIRST_DEALER",
                         "first_dealer",
-                        format!("seat {s} does not exist"),
+                        format!("first_dealer {s} is not a seat: choose 0 to players-1"),
                     )
                 })
             })
@@ -414,8 +414,10 @@ impl Actor {
                 reply,
             } => {
                 let started = Instant::now();
+                let before = self.seq();
                 let result = self.submit(&token, expected_seq, request_id, &action).await;
-                if result.is_ok() {
+                // A retry answered from memory applies nothing and is not counted.
+                if result.is_ok() && self.seq() != before {
                     self.metrics.action_applied(started.elapsed());
                 }
                 let _ = reply.send(result);
@@ -511,7 +513,14 @@ impl Actor {
                 }
             }
             EntryKind::Leave(l) => {
-                self.seats[l.seat as usize].token = None;
+                let slot = &mut self.seats[l.seat as usize];
+                slot.token = None;
+                // The name is the holder's: a free seat has none.
+                slot.name.clear();
+                // The seat's next holder chooses request ids afresh: none of this holder's
+                // requests may be answered to it as a retry.
+                self.requests.retain(|(seat, _), _| *seat != l.seat);
+                self.request_order.retain(|(seat, _)| *seat != l.seat);
                 self.push(LogKind::Server(v1::game_event::Kind::SeatLeft(
                     v1::SeatLeft { seat: l.seat },
                 )));
@@ -675,6 +684,14 @@ impl Actor {
 
     async fn leave(&mut self, token: &Token) -> Result<(), ApiError> {
         let seat = self.seat_of(token)?;
+        if self.status == Status::Finished {
+            // The log ends with MatchEnded; there is no seat to give up any more.
+            return Err(ApiError::new(
+                Code::FailedPrecondition,
+                "GAME_FINISHED",
+                "the match is over: there is nothing to leave",
+            ));
+        }
         let entry = Entry {
             kind: Some(EntryKind::Leave(LeaveEntry {
                 seat: seat.0 as u32,
@@ -751,10 +768,9 @@ impl Actor {
             .iter()
             .map(|e| e.to_wire(Viewer::Seat(seat)))
             .collect();
-        v1::SubmitActionResponse {
-            seq: self.seq(),
-            events,
-        }
+        // `last`, not the current seq: a retry is answered exactly as the first time, even
+        // after later actions.
+        v1::SubmitActionResponse { seq: last, events }
     }
 
     fn check(&self, token: &Token, action: &v1::Action) -> Result<Result<(), RuleError>, ApiError> {

@@ -138,23 +138,28 @@ impl Registry {
             0 => DEFAULT_PAGE,
             n => n.min(MAX_PAGE),
         };
-        let start: usize = if page_token.is_empty() {
-            0
-        } else {
-            page_token.parse().map_err(|_| {
-                ApiError::invalid(
-                    "BAD_PAGE_TOKEN",
-                    "page_token",
-                    "page_token must be a next_page_token from an earlier answer",
-                )
-            })?
-        };
         let order = self.order.read().expect("not poisoned");
         let games = self.games.read().expect("not poisoned");
+        // A page token is the position, counted from the oldest game, at which the next page
+        // starts: games created meanwhile are appended after it and shift nothing.
+        let start: usize = if page_token.is_empty() {
+            order.len()
+        } else {
+            match page_token.parse::<usize>() {
+                Ok(n) if n <= order.len() => n,
+                _ => {
+                    return Err(ApiError::invalid(
+                        "BAD_PAGE_TOKEN",
+                        "page_token",
+                        "page_token must be a next_page_token from an earlier answer",
+                    ));
+                }
+            }
+        };
         let mut out = Vec::new();
         let mut next = String::new();
-        for (i, id) in order.iter().rev().enumerate().skip(start) {
-            let Some(handle) = games.get(id) else {
+        for i in (0..start).rev() {
+            let Some(handle) = games.get(&order[i]) else {
                 continue;
             };
             let summary = handle.summary();
@@ -162,7 +167,7 @@ impl Registry {
                 continue;
             }
             if out.len() == size {
-                next = i.to_string();
+                next = (i + 1).to_string();
                 break;
             }
             out.push(summary);

@@ -246,8 +246,8 @@ impl Store {
 
 fn load(conn: &Connection) -> rusqlite::Result<Vec<StoredGame>> {
     let mut games = Vec::new();
-    let mut stmt =
-        conn.prepare("SELECT id, created_ms, request FROM games ORDER BY created_ms, id")?;
+    // rowid is the order of creation; created_ms alone is not (many games share a millisecond).
+    let mut stmt = conn.prepare("SELECT id, created_ms, request FROM games ORDER BY rowid")?;
     let rows = stmt.query_map([], |r| {
         Ok((
             r.get::<_, String>(0)?,

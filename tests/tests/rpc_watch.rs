@@ -1,0 +1,1061 @@
+//! WatchGame end to end: events numbered 1, 2, 3 … for seats and spectators, redacted for each
+//! watcher, resumed after a seq with nothing lost or duplicated, prompts for the seat that must
+//! act, heartbeats on idle streams, the end of a stream after the match, the errors, the limit
+//! of watchers per game, and a slow watcher that is told it lagged without slowing the game.
+//!
+//! The expected events come from the engine itself: a [`Replica`] plays the same setup and
+//! actions in-process, so every stream is compared with what its viewer must see, event by
+//! event.
+
+use std::time::{Duration, Instant};
+
+use canasta_engine::{
+    Action, Arrangement, Card, CardCounts, Event, Game, MeldSpec, Phase, Rules, Seat, Setup,
+    Viewer, parse_cards, redact,
+};
+use canasta_proto::convert::{
+    action_to_wire, card_list_from_wire, card_list_to_wire, event_to_wire, rules_from_wire,
+};
+use canasta_proto::v1;
+use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
+use canasta_proto::v1::game_event::Kind as Ev;
+use canasta_proto::v1::watch_game_response::Kind as Msg;
+use canasta_server::Config;
+use canasta_tests::*;
+use tonic::{Code, Request, Status, Streaming};
+use tonic_types::StatusExt;
+
+// ----- the engine's copy of a game -----
+
+/// One entry of the log the server keeps: its own events (joins, the start) or the engine's.
+enum LogItem {
+    Server(Ev),
+    Engine(Event),
+}
+
+/// The game as the server must have it, played in-process by the engine from the same setup
+/// and the same actions: the events each viewer must receive.
+struct Replica {
+    game: Game,
+    log: Vec<LogItem>,
+}
+
+/// The engine's setup of a CreateGame request.
+fn setup_of(request: &v1::CreateGameRequest) -> Setup {
+    Setup {
+        rules: rules_from_wire(request.rules.as_ref().expect("rules")).expect("valid rules"),
+        seed: request.seed.expect("a seed"),
+        card_orders: request
+            .card_orders
+            .iter()
+            .map(|o| card_list_from_wire(&o.cards, "card_orders").expect("valid cards"))
+            .collect(),
+        first_dealer: request.first_dealer.map(|s| Seat(s as u8)),
+        start_scores: request.start_scores.clone(),
+    }
+}
+
+impl Replica {
+    /// The game `request` creates, after every seat joined in seat order as `join_all` does.
+    fn joined(request: &v1::CreateGameRequest) -> Replica {
+        let (game, opening) = Game::start(&setup_of(request)).expect("a valid setup");
+        let mut log: Vec<LogItem> = (0..game.rules().players as u32)
+            .map(|seat| {
+                LogItem::Server(Ev::SeatJoined(v1::SeatJoined {
+                    seat,
+                    display_name: format!("player {seat}"),
+                }))
+            })
+            .collect();
+        log.push(LogItem::Server(Ev::GameStarted(v1::GameStarted {})));
+        log.extend(opening.into_iter().map(LogItem::Engine));
+        Replica { game, log }
+    }
+
+    /// Applies an action that must be legal.
+    fn apply(&mut self, seat: u8, action: &Action) {
+        let events = self
+            .game
+            .apply(Seat(seat), action)
+            .unwrap_or_else(|e| panic!("seat {seat}: {action} refused: {e}"));
+        self.log.extend(events.into_iter().map(LogItem::Engine));
+    }
+
+    /// The seq of the last event.
+    fn seq(&self) -> u64 {
+        self.log.len() as u64
+    }
+
+    /// Every event, as `viewer` must see it.
+    fn events(&self, viewer: Viewer) -> Vec<v1::GameEvent> {
+        self.log
+            .iter()
+            .enumerate()
+            .map(|(i, item)| v1::GameEvent {
+                seq: i as u64 + 1,
+                kind: Some(match item {
+                    LogItem::Server(k) => k.clone(),
+                    LogItem::Engine(e) => event_to_wire(&redact(e, viewer)),
+                }),
+            })
+            .collect()
+    }
+
+    /// The events after seq `after`, as `viewer` must see them.
+    fn events_after(&self, viewer: Viewer, after: u64) -> Vec<v1::GameEvent> {
+        self.events(viewer)[after as usize..].to_vec()
+    }
+
+    /// A plain move for the seat to act: draw from the stock, then discard the first card of
+    /// the hand; where that is not legal (the stock is empty), the first legal action.
+    fn plain_move(&self) -> (u8, Action) {
+        let seat = self.game.to_act().expect("a seat to act");
+        let wanted = match self.game.phase() {
+            Phase::Draw => Action::DrawStock,
+            _ => Action::Discard {
+                card: self.game.hand(seat).iter().next().expect("a card"),
+            },
+        };
+        if self.game.check(seat, &wanted).is_ok() {
+            return (seat.0, wanted);
+        }
+        let mut all = Vec::new();
+        self.game.legal_actions(&mut all);
+        (seat.0, all.into_iter().next().expect("a legal action"))
+    }
+}
+
+// ----- games -----
+
+/// A rule set for short matches: official, two players, target 300.
+fn short_rules() -> v1::RuleSet {
+    rules(v1::Preset::Official, 2, &[("target_score", "300")])
+}
+
+/// A seeded two-player game in which seat 0 plays first.
+fn seeded(seed: u64) -> v1::CreateGameRequest {
+    v1::CreateGameRequest {
+        rules: Some(short_rules()),
+        seed: Some(seed),
+        first_dealer: Some(1),
+        ..Default::default()
+    }
+}
+
+fn card(text: &str) -> Card {
+    text.parse().expect("a card")
+}
+
+fn cards(text: &str) -> Vec<Card> {
+    parse_cards(text).expect("cards")
+}
+
+const SEAT0_HAND: &str = "KS KS KH KH KD KD KC QS QS QH QH QD QD QC AS";
+
+/// A prearranged two-player match that ends in six actions: seat 0 draws 4S 5S and discards
+/// 4S; seat 1 draws 9S 9H and discards 9S; seat 0 draws AH AD and goes out with a canasta of
+/// kings, one of queens and three aces, discarding 5S, which ends the match (target 300).
+fn short_game() -> (v1::CreateGameRequest, Vec<(u8, Action)>) {
+    let spec = rules_from_wire(&short_rules()).expect("valid rules");
+    let deck = Arrangement {
+        hands: vec![cards(SEAT0_HAND), vec![]],
+        pile: cards("7D"),
+        stock: cards("4S 5S 9S 9H AH AD"),
+        cut: vec![],
+    }
+    .deck(&Rules::new(&spec).expect("rules"), 0, Seat(1))
+    .expect("a deck");
+    let request = v1::CreateGameRequest {
+        rules: Some(short_rules()),
+        seed: Some(3),
+        card_orders: vec![v1::CardOrder {
+            cards: card_list_to_wire(&deck),
+        }],
+        first_dealer: Some(1),
+        ..Default::default()
+    };
+    let meld = |text: &str| MeldSpec::new_meld(CardCounts::from_cards(cards(text)));
+    let script = vec![
+        (0, Action::DrawStock),
+        (0, Action::Discard { card: card("4S") }),
+        (1, Action::DrawStock),
+        (1, Action::Discard { card: card("9S") }),
+        (0, Action::DrawStock),
+        (
+            0,
+            Action::GoOut {
+                melds: [
+                    meld("KS KS KH KH KD KD KC"),
+                    meld("QS QS QH QH QD QD QC"),
+                    meld("AS AH AD"),
+                ]
+                .into_iter()
+                .collect(),
+                discard: Some(card("5S")),
+            },
+        ),
+    ];
+    (request, script)
+}
+
+// ----- requests -----
+
+async fn game_seq(client: &mut Client, game_id: &str) -> u64 {
+    client
+        .get_game(v1::GetGameRequest {
+            game_id: game_id.to_string(),
+        })
+        .await
+        .expect("the game")
+        .into_inner()
+        .game
+        .expect("a summary")
+        .seq
+}
+
+async fn view(
+    client: &mut Client,
+    game_id: &str,
+    token: &str,
+    actions: bool,
+) -> v1::GetViewResponse {
+    client
+        .get_view(authed(
+            v1::GetViewRequest {
+                game_id: game_id.to_string(),
+                include_actions: actions,
+            },
+            token,
+        ))
+        .await
+        .expect("a view")
+        .into_inner()
+}
+
+/// Submits an action of `seat` at the replica's seq, checks the answer and applies it to the
+/// replica.
+async fn act(
+    client: &mut Client,
+    game_id: &str,
+    tokens: &[String],
+    replica: &mut Replica,
+    seat: u8,
+    action: &Action,
+) -> v1::SubmitActionResponse {
+    let response = client
+        .submit_action(authed(
+            v1::SubmitActionRequest {
+                game_id: game_id.to_string(),
+                expected_seq: replica.seq(),
+                request_id: format!("a{}", replica.seq()),
+                action: Some(action_to_wire(action)),
+            },
+            &tokens[seat as usize],
+        ))
+        .await
+        .unwrap_or_else(|e| panic!("seat {seat}: {action} refused: {e:?}"))
+        .into_inner();
+    let first = replica.seq();
+    replica.apply(seat, action);
+    assert_eq!(response.seq, replica.seq());
+    assert_eq!(
+        response.events,
+        replica.events_after(Viewer::Seat(Seat(seat)), first)
+    );
+    response
+}
+
+/// Makes `n` plain moves (see [`Replica::plain_move`]).
+async fn plain_moves(
+    client: &mut Client,
+    game_id: &str,
+    tokens: &[String],
+    replica: &mut Replica,
+    n: usize,
+) {
+    for _ in 0..n {
+        let (seat, action) = replica.plain_move();
+        act(client, game_id, tokens, replica, seat, &action).await;
+    }
+}
+
+/// Opens a watch stream, as a seat (with its token) or a spectator.
+async fn watch(
+    client: &mut Client,
+    game_id: &str,
+    token: Option<&str>,
+    after_seq: u64,
+    include_actions: bool,
+) -> Result<Streaming<v1::WatchGameResponse>, Status> {
+    let message = v1::WatchGameRequest {
+        game_id: game_id.to_string(),
+        after_seq,
+        include_actions,
+    };
+    let request = match token {
+        Some(t) => authed(message, t),
+        None => Request::new(message),
+    };
+    client.watch_game(request).await.map(|r| r.into_inner())
+}
+
+/// Reads messages until the event with seq `until` (included); heartbeats are skipped.
+async fn read_until(stream: &mut Streaming<v1::WatchGameResponse>, until: u64) -> Vec<Msg> {
+    let mut out = Vec::new();
+    loop {
+        let m = next_message(stream)
+            .await
+            .unwrap_or_else(|| panic!("the stream ended before seq {until}"));
+        let kind = m.kind.expect("a message kind");
+        match &kind {
+            Msg::Heartbeat(_) => continue,
+            Msg::Lagged(l) => panic!("lagged at {}", l.last_seq),
+            Msg::Event(e) if e.seq >= until => {
+                out.push(kind);
+                return out;
+            }
+            _ => out.push(kind),
+        }
+    }
+}
+
+/// Reads messages until the stream ends.
+async fn read_to_end(stream: &mut Streaming<v1::WatchGameResponse>) -> Vec<Msg> {
+    let mut out = Vec::new();
+    while let Some(m) = next_message(stream).await {
+        out.push(m.kind.expect("a message kind"));
+    }
+    out
+}
+
+/// The events among messages.
+fn events(messages: &[Msg]) -> Vec<v1::GameEvent> {
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            Msg::Event(e) => Some(e.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The prompts among messages.
+fn prompts(messages: &[Msg]) -> Vec<v1::Prompt> {
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            Msg::Prompt(p) => Some(p.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Asserts events are numbered `after + 1`, `after + 2` … with no gap.
+fn assert_gapless(events: &[v1::GameEvent], after: u64) {
+    for (i, e) in events.iter().enumerate() {
+        assert_eq!(e.seq, after + 1 + i as u64, "event {i} of {events:?}");
+    }
+}
+
+fn seat(s: u8) -> Viewer {
+    Viewer::Seat(Seat(s))
+}
+
+/// A started game (all seats joined) and its replica.
+async fn started(
+    client: &mut Client,
+    request: v1::CreateGameRequest,
+) -> (String, Vec<String>, Replica) {
+    let game = create_with(client, request.clone()).await;
+    let tokens = join_all(client, &game).await;
+    (game.game_id, tokens, Replica::joined(&request))
+}
+
+// ----- seqs -----
+
+// Every stream numbers events 1, 2, 3 … with no gap: the joins first, then GameStarted and
+// DealStarted, as the seat or the spectator sees them; live events continue the numbering.
+#[tokio::test]
+async fn events_are_numbered_from_one_without_gaps_for_seats_and_spectators() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let request = seeded(21);
+    let game = create_with(&mut client, request.clone()).await;
+    // A spectator may watch a game still waiting for players.
+    let mut spectator = watch(&mut client, &game.game_id, None, 0, false)
+        .await
+        .expect("a spectator stream");
+    let tokens = join_all(&mut client, &game).await;
+    let id = game.game_id.clone();
+    let mut replica = Replica::joined(&request);
+    plain_moves(&mut client, &id, &tokens, &mut replica, 6).await;
+    assert_eq!(game_seq(&mut client, &id).await, replica.seq());
+
+    let mut seat0 = watch(&mut client, &id, Some(&tokens[0]), 0, false)
+        .await
+        .expect("seat 0's stream");
+    let mut seat1 = watch(&mut client, &id, Some(&tokens[1]), 0, false)
+        .await
+        .expect("seat 1's stream");
+    for (stream, viewer) in [
+        (&mut spectator, Viewer::Spectator),
+        (&mut seat0, seat(0)),
+        (&mut seat1, seat(1)),
+    ] {
+        let got = events(&read_until(stream, replica.seq()).await);
+        assert_gapless(&got, 0);
+        assert_eq!(got, replica.events(viewer), "{viewer:?}");
+        let kinds: Vec<_> = got
+            .iter()
+            .take(5)
+            .map(|e| e.kind.clone().unwrap())
+            .collect();
+        assert_eq!(
+            kinds[0],
+            Ev::SeatJoined(v1::SeatJoined {
+                seat: 0,
+                display_name: "player 0".into()
+            })
+        );
+        assert_eq!(
+            kinds[1],
+            Ev::SeatJoined(v1::SeatJoined {
+                seat: 1,
+                display_name: "player 1".into()
+            })
+        );
+        assert_eq!(kinds[2], Ev::GameStarted(v1::GameStarted {}));
+        assert!(matches!(&kinds[3], Ev::DealStarted(d) if d.deal == 0 && d.dealer == 1));
+        assert_eq!(kinds[4], Ev::TurnStarted(v1::TurnStarted { seat: 0 }));
+    }
+
+    // Live events go on from there.
+    let before = replica.seq();
+    plain_moves(&mut client, &id, &tokens, &mut replica, 5).await;
+    for (stream, viewer) in [
+        (&mut spectator, Viewer::Spectator),
+        (&mut seat0, seat(0)),
+        (&mut seat1, seat(1)),
+    ] {
+        let got = events(&read_until(stream, replica.seq()).await);
+        assert_gapless(&got, before);
+        assert_eq!(got, replica.events_after(viewer, before), "{viewer:?}");
+    }
+    server.stop().await;
+}
+
+// ----- redaction -----
+
+// A seat's stream shows its own dealt hand and drawn cards and never another seat's (counts
+// only); a spectator sees no hand at all; the hands left at the end of the deal are shown to
+// everyone.
+#[tokio::test]
+async fn each_stream_is_redacted_for_its_watcher() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let (request, script) = short_game();
+    let (id, tokens, mut replica) = started(&mut client, request).await;
+    let mut streams = Vec::new();
+    for (token, viewer) in [
+        (Some(tokens[0].as_str()), seat(0)),
+        (Some(tokens[1].as_str()), seat(1)),
+        (None, Viewer::Spectator),
+    ] {
+        let s = watch(&mut client, &id, token, 0, false)
+            .await
+            .expect("a stream");
+        streams.push((s, viewer));
+    }
+    for (s, action) in &script {
+        act(&mut client, &id, &tokens, &mut replica, *s, action).await;
+    }
+    let drawn = [
+        (0, cards("4S 5S")),
+        (1, cards("9S 9H")),
+        (0, cards("AH AD")),
+    ];
+    let mut ended_hands = Vec::new();
+    for (stream, viewer) in &mut streams {
+        let messages = read_to_end(stream).await;
+        let got = events(&messages);
+        assert_gapless(&got, 0);
+        assert_eq!(got, replica.events(*viewer), "{viewer:?}");
+        let own = match viewer {
+            Viewer::Seat(s) => Some(s.0 as u32),
+            _ => None,
+        };
+        // The dealt hands: 15 cards each, shown to their own seat only.
+        let dealt = got
+            .iter()
+            .find_map(|e| match &e.kind {
+                Some(Ev::DealStarted(d)) => Some(d.clone()),
+                _ => None,
+            })
+            .expect("DealStarted");
+        assert_eq!(dealt.hands.len(), 2);
+        for hand in &dealt.hands {
+            assert_eq!(hand.count, 15);
+            if Some(hand.seat) == own {
+                assert_eq!(hand.cards.len(), 15);
+            } else {
+                assert!(hand.cards.is_empty(), "{viewer:?} sees seat {}", hand.seat);
+            }
+        }
+        if own == Some(0) {
+            let hand = card_list_from_wire(&dealt.hands[0].cards, "hand").unwrap();
+            assert_eq!(
+                CardCounts::from_cards(hand),
+                CardCounts::from_cards(cards(SEAT0_HAND))
+            );
+        }
+        // The draws: two cards each, shown to the drawer only.
+        let draws: Vec<v1::Drew> = got
+            .iter()
+            .filter_map(|e| match &e.kind {
+                Some(Ev::Drew(d)) => Some(d.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(draws.len(), 3);
+        for (d, (s, expected)) in draws.iter().zip(&drawn) {
+            assert_eq!((d.seat, d.count), (*s, 2));
+            if Some(*s) == own {
+                assert_eq!(card_list_from_wire(&d.cards, "drew").unwrap(), *expected);
+            } else {
+                assert!(d.cards.is_empty(), "{viewer:?} sees the draw of seat {s}");
+            }
+        }
+        // The hands left are public: seat 0 went out, seat 1 holds 16 cards.
+        let ended = got
+            .iter()
+            .find_map(|e| match &e.kind {
+                Some(Ev::DealEnded(d)) => Some(d.clone()),
+                _ => None,
+            })
+            .expect("DealEnded");
+        assert_eq!(ended.hands.len(), 2);
+        assert_eq!((ended.hands[0].count, ended.hands[0].cards.len()), (0, 0));
+        assert_eq!((ended.hands[1].count, ended.hands[1].cards.len()), (16, 16));
+        ended_hands.push(ended.hands);
+        // The match ended last; a spectator was never prompted.
+        assert!(matches!(
+            got.last().and_then(|e| e.kind.as_ref()),
+            Some(Ev::MatchEnded(_))
+        ));
+        if own.is_none() {
+            assert_eq!(prompts(&messages), vec![]);
+        }
+    }
+    assert_eq!(ended_hands[0], ended_hands[1]);
+    assert_eq!(ended_hands[0], ended_hands[2]);
+    // Seat 1's final hand as seat 0 and the spectator see it is seat 1's own.
+    let seat1_cards = card_list_from_wire(&ended_hands[0][1].cards, "hand").unwrap();
+    assert_eq!(
+        CardCounts::from_cards(seat1_cards),
+        *replica.game.hand(Seat(1))
+    );
+    server.stop().await;
+}
+
+// ----- resuming -----
+
+// A stream opened after seq N sends exactly the events N+1 … (the same as a full stream's),
+// then the live ones: nothing lost or duplicated, also when actions happen between the
+// opening and the reading.
+#[tokio::test]
+async fn resuming_after_a_seq_sends_exactly_the_rest_then_live_events() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let (id, tokens, mut replica) = started(&mut client, seeded(33)).await;
+    plain_moves(&mut client, &id, &tokens, &mut replica, 8).await;
+    let mut full = watch(&mut client, &id, None, 0, false).await.unwrap();
+    let now = replica.seq();
+    let mut all = events(&read_until(&mut full, now).await);
+    assert_gapless(&all, 0);
+
+    // Resume points: the start, after the joins, mid-deal, the current seq.
+    let points = [0, 2, 4, now / 2, now - 1, now];
+    let mut resumed = Vec::new();
+    for &n in &points {
+        resumed.push((
+            n,
+            watch(&mut client, &id, None, n, false).await.unwrap(),
+            watch(&mut client, &id, Some(&tokens[1]), n, false)
+                .await
+                .unwrap(),
+        ));
+    }
+    // Actions happen before the resumed streams are read.
+    plain_moves(&mut client, &id, &tokens, &mut replica, 7).await;
+    let end = replica.seq();
+    all.extend(events(&read_until(&mut full, end).await));
+    assert_gapless(&all, 0);
+    assert_eq!(all, replica.events(Viewer::Spectator));
+    for (n, mut spectator, mut seat1) in resumed {
+        let got = events(&read_until(&mut spectator, end).await);
+        assert_gapless(&got, n);
+        assert_eq!(got, all[n as usize..].to_vec(), "after {n}");
+        let got = events(&read_until(&mut seat1, end).await);
+        assert_gapless(&got, n);
+        assert_eq!(got, replica.events_after(seat(1), n), "seat 1 after {n}");
+    }
+    assert_eq!(game_seq(&mut client, &id).await, end);
+    server.stop().await;
+}
+
+// ----- prompts -----
+
+/// Checks that every prompt follows the event of its seq at once, and returns the seqs
+/// prompted.
+fn prompt_seqs(messages: &[Msg], seat: u32, after: u64) -> Vec<u64> {
+    let mut last = after;
+    let mut out = Vec::new();
+    for m in messages {
+        match m {
+            Msg::Event(e) => last = e.seq,
+            Msg::Prompt(p) => {
+                assert_eq!(p.seq, last, "a prompt after the event of its seq");
+                assert_eq!(p.seat, seat);
+                out.push(p.seq);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+// A seat's stream prompts it whenever it must act, with the seq of the last event, its legal
+// choices (the list of actions only when asked for) and no time left without a time control;
+// the other seat and a spectator are not prompted.
+#[tokio::test]
+async fn a_seat_is_prompted_when_it_must_act_and_a_spectator_never() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let (request, script) = short_game();
+    let (id, tokens, mut replica) = started(&mut client, request).await;
+    let opening = replica.seq();
+
+    let mut seat0 = watch(&mut client, &id, Some(&tokens[0]), 0, false)
+        .await
+        .unwrap();
+    let mut seat0_actions = watch(&mut client, &id, Some(&tokens[0]), opening, true)
+        .await
+        .unwrap();
+    let mut seat1 = watch(&mut client, &id, Some(&tokens[1]), 0, true)
+        .await
+        .unwrap();
+    let mut spectator = watch(&mut client, &id, None, 0, true).await.unwrap();
+
+    // Seat 0 must draw: its streams prompt it at once, after the backlog.
+    let expected = view(&mut client, &id, &tokens[0], true).await;
+    let legal = expected.legal.clone().expect("seat 0's choices");
+    assert!(legal.can_draw && !legal.can_discard);
+    assert!(!legal.actions.is_empty());
+    let mut backlog = read_until(&mut seat0, opening).await;
+    let first = next_message(&mut seat0).await.unwrap().kind.unwrap();
+    backlog.push(first.clone());
+    let Msg::Prompt(prompt) = first else {
+        panic!("a prompt, not {first:?}")
+    };
+    assert_eq!(prompt.game_id, id);
+    assert_eq!((prompt.seq, prompt.seat), (opening, 0));
+    assert_eq!(prompt.time_left_ms, None);
+    assert_eq!(
+        prompt.legal,
+        Some(v1::LegalChoices {
+            actions: vec![],
+            actions_truncated: false,
+            ..legal.clone()
+        })
+    );
+    let listed_first = next_message(&mut seat0_actions)
+        .await
+        .unwrap()
+        .kind
+        .unwrap();
+    let Msg::Prompt(listed) = listed_first.clone() else {
+        panic!("a prompt first after the current seq, not {listed_first:?}")
+    };
+    assert_eq!(listed.seq, opening);
+    assert_eq!(listed.legal, Some(legal));
+
+    for (s, action) in &script {
+        act(&mut client, &id, &tokens, &mut replica, *s, action).await;
+    }
+    let mut seat0_all = backlog;
+    seat0_all.extend(read_to_end(&mut seat0).await);
+    let mut seat0_listed = vec![listed_first];
+    seat0_listed.extend(read_to_end(&mut seat0_actions).await);
+    let seat1_all = read_to_end(&mut seat1).await;
+    let spectator_all = read_to_end(&mut spectator).await;
+
+    // Seat 0 must act at the start, after its draw, and after seat 1's discard, twice; seat
+    // 1 after seat 0's discard and after its own draw.
+    let s0 = opening;
+    let after = |n: usize| -> u64 {
+        let mut r = Replica::joined(&short_game().0);
+        for (s, a) in &script[..n] {
+            r.apply(*s, a);
+        }
+        r.seq()
+    };
+    assert_eq!(
+        prompt_seqs(&seat0_all, 0, 0),
+        vec![s0, after(1), after(4), after(5)]
+    );
+    assert_eq!(prompt_seqs(&seat1_all, 1, 0), vec![after(2), after(3)]);
+    assert_eq!(prompt_seqs(&spectator_all, 0, 0), vec![]);
+    assert_eq!(
+        prompt_seqs(&seat0_listed, 0, opening),
+        vec![s0, after(1), after(4), after(5)]
+    );
+    // Without include_actions no actions are listed; with it they are.
+    for p in prompts(&seat0_all) {
+        let l = p.legal.expect("choices");
+        assert!(l.actions.is_empty() && !l.actions_truncated);
+        assert_eq!(p.time_left_ms, None);
+    }
+    for p in prompts(&seat0_listed).iter().chain(&prompts(&seat1_all)) {
+        assert!(!p.legal.as_ref().expect("choices").actions.is_empty());
+    }
+    // The phases the prompts stand for.
+    let p1 = prompts(&seat1_all);
+    assert!(p1[0].legal.as_ref().unwrap().can_draw);
+    assert!(p1[1].legal.as_ref().unwrap().can_discard);
+    let p0 = prompts(&seat0_all);
+    assert!(p0[3].legal.as_ref().unwrap().can_go_out);
+    // Every stream carried the whole game.
+    for (messages, viewer, from) in [
+        (&seat0_all, seat(0), 0),
+        (&seat0_listed, seat(0), opening),
+        (&seat1_all, seat(1), 0),
+        (&spectator_all, Viewer::Spectator, 0),
+    ] {
+        assert_eq!(events(messages), replica.events_after(viewer, from));
+    }
+    server.stop().await;
+}
+
+// A seat watching while the game waits for players is prompted as soon as the game starts,
+// not before.
+#[tokio::test]
+async fn a_seat_watching_before_the_start_is_prompted_when_the_game_starts() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let request = seeded(88);
+    let game = create_with(&mut client, request.clone()).await;
+    let join = |seat: u32| v1::JoinGameRequest {
+        game_id: game.game_id.clone(),
+        seat: Some(seat),
+        display_name: format!("player {seat}"),
+    };
+    let token = client.join_game(join(0)).await.unwrap().into_inner().token;
+    let mut stream = watch(&mut client, &game.game_id, Some(&token), 0, false)
+        .await
+        .unwrap();
+    let first = read_until(&mut stream, 1).await;
+    client.join_game(join(1)).await.unwrap();
+    let replica = Replica::joined(&request);
+    let mut messages = first;
+    messages.extend(read_until(&mut stream, replica.seq()).await);
+    assert_eq!(prompts(&messages), vec![], "no prompt before the start");
+    assert_eq!(events(&messages), replica.events(seat(0)));
+    let Some(Msg::Prompt(p)) = next_message(&mut stream).await.unwrap().kind else {
+        panic!("a prompt when the game starts")
+    };
+    assert_eq!((p.seq, p.seat), (replica.seq(), 0));
+    assert!(p.legal.unwrap().can_draw);
+    server.stop().await;
+}
+
+// ----- heartbeats -----
+
+/// Reads `n` messages that must be heartbeats; returns their seqs and the time taken.
+async fn heartbeats(
+    stream: &mut Streaming<v1::WatchGameResponse>,
+    n: usize,
+) -> (Vec<u64>, Duration) {
+    let started = Instant::now();
+    let mut seqs = Vec::new();
+    while seqs.len() < n {
+        match next_message(stream)
+            .await
+            .expect("a message")
+            .kind
+            .expect("a kind")
+        {
+            Msg::Heartbeat(h) => seqs.push(h.seq),
+            other => panic!("a heartbeat, not {other:?}"),
+        }
+    }
+    (seqs, started.elapsed())
+}
+
+// An idle stream receives heartbeats carrying the last seq, every heartbeat period.
+#[tokio::test]
+async fn an_idle_stream_receives_heartbeats_with_the_last_seq() {
+    let mut config = Config::for_tests();
+    config.heartbeat_secs = 0.2;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let (id, tokens, mut replica) = started(&mut client, seeded(44)).await;
+    let mut stream = watch(&mut client, &id, None, 0, false).await.unwrap();
+    let got = events(&read_until(&mut stream, replica.seq()).await);
+    assert_eq!(got, replica.events(Viewer::Spectator));
+
+    let (seqs, took) = heartbeats(&mut stream, 3).await;
+    assert_eq!(seqs, vec![replica.seq(); 3]);
+    assert!(
+        took >= Duration::from_millis(500) && took < Duration::from_secs(3),
+        "3 heartbeats in {took:?}"
+    );
+
+    // After events, heartbeats carry the new seq.
+    plain_moves(&mut client, &id, &tokens, &mut replica, 2).await;
+    read_until(&mut stream, replica.seq()).await;
+    let (seqs, _) = heartbeats(&mut stream, 2).await;
+    assert_eq!(seqs, vec![replica.seq(); 2]);
+
+    // A stream with nothing to send begins with a heartbeat.
+    let mut caught_up = watch(&mut client, &id, None, replica.seq(), false)
+        .await
+        .unwrap();
+    let (seqs, _) = heartbeats(&mut caught_up, 1).await;
+    assert_eq!(seqs, vec![replica.seq()]);
+    server.stop().await;
+}
+
+// ----- the end of a stream -----
+
+// A stream ends after MatchEnded; a finished game's stream sends what is asked and ends.
+#[tokio::test]
+async fn the_stream_ends_after_the_match_ended() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let (request, script) = short_game();
+    let (id, tokens, mut replica) = started(&mut client, request).await;
+    let mut live = watch(&mut client, &id, None, 0, false).await.unwrap();
+    for (s, action) in &script {
+        act(&mut client, &id, &tokens, &mut replica, *s, action).await;
+    }
+    let end = replica.seq();
+    let got = events(&read_to_end(&mut live).await);
+    assert_eq!(got, replica.events(Viewer::Spectator));
+    assert!(matches!(
+        got.last().and_then(|e| e.kind.as_ref()),
+        Some(Ev::MatchEnded(m)) if m.result.as_ref().is_some_and(|r| r.finished && r.winner_side == Some(0))
+    ));
+
+    // Watching the finished game: the events asked for, then the end.
+    for (token, viewer) in [
+        (None, Viewer::Spectator),
+        (Some(tokens[1].as_str()), seat(1)),
+    ] {
+        for after in [0, end - 3, end - 1] {
+            let mut s = watch(&mut client, &id, token, after, true).await.unwrap();
+            let messages = read_to_end(&mut s).await;
+            assert_eq!(events(&messages), replica.events_after(viewer, after));
+            assert_eq!(messages.len(), (end - after) as usize, "no prompt");
+        }
+        let mut s = watch(&mut client, &id, token, end, false).await.unwrap();
+        assert_eq!(read_to_end(&mut s).await, vec![]);
+    }
+    server.stop().await;
+}
+
+// ----- errors -----
+
+// after_seq beyond the game's seq is INVALID_ARGUMENT BAD_SEQ; an unknown game NOT_FOUND; a
+// token of no seat of the game PERMISSION_DENIED; a malformed one UNAUTHENTICATED. Nothing
+// changes.
+#[tokio::test]
+async fn watch_errors_change_nothing() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let (id, tokens, mut replica) = started(&mut client, seeded(55)).await;
+    plain_moves(&mut client, &id, &tokens, &mut replica, 3).await;
+    let (other, other_tokens, other_replica) = started(&mut client, seeded(56)).await;
+    let seq = replica.seq();
+    let before = view(&mut client, &id, &tokens[0], false).await;
+
+    let expect = |r: Result<Streaming<v1::WatchGameResponse>, Status>, code: Code, why: &str| {
+        let status = r.err().unwrap_or_else(|| panic!("{why}: refused"));
+        assert_eq!(status.code(), code, "{why}: {status:?}");
+        reason(&status)
+    };
+    for after in [seq + 1, seq + 100, u64::MAX] {
+        for token in [None, Some(tokens[0].as_str())] {
+            let r = watch(&mut client, &id, token, after, false).await;
+            assert_eq!(
+                expect(r, Code::InvalidArgument, "after_seq beyond"),
+                "BAD_SEQ"
+            );
+        }
+    }
+    let r = watch(&mut client, "0123456789abcdef", None, 0, false).await;
+    assert_eq!(expect(r, Code::NotFound, "unknown game"), "GAME_NOT_FOUND");
+    let r = watch(&mut client, "", Some(&tokens[0]), 0, false).await;
+    assert_eq!(expect(r, Code::NotFound, "empty id"), "GAME_NOT_FOUND");
+    for token in [other_tokens[0].as_str(), "0123456789abcdef0123456789abcdef"] {
+        let r = watch(&mut client, &id, Some(token), 0, false).await;
+        assert_eq!(
+            expect(r, Code::PermissionDenied, "a wrong token"),
+            "NOT_A_SEAT_OF_GAME"
+        );
+    }
+    let mut malformed = Request::new(v1::WatchGameRequest {
+        game_id: id.clone(),
+        after_seq: 0,
+        include_actions: false,
+    });
+    malformed
+        .metadata_mut()
+        .insert("authorization", "Basic abc".parse().unwrap());
+    let r = client.watch_game(malformed).await.map(|r| r.into_inner());
+    assert_eq!(
+        expect(r, Code::Unauthenticated, "a malformed token"),
+        "MALFORMED_TOKEN"
+    );
+
+    assert_eq!(game_seq(&mut client, &id).await, seq);
+    assert_eq!(view(&mut client, &id, &tokens[0], false).await, before);
+    assert_eq!(game_seq(&mut client, &other).await, other_replica.seq());
+    // The right token still watches, and is prompted.
+    let to_act = replica.game.to_act().expect("a seat to act").0;
+    let mut s = watch(&mut client, &id, Some(&tokens[to_act as usize]), seq, false)
+        .await
+        .unwrap();
+    assert!(matches!(
+        next_message(&mut s).await.unwrap().kind,
+        Some(Msg::Prompt(p)) if p.seq == seq && p.seat == to_act as u32
+    ));
+    server.stop().await;
+}
+
+// ----- the watcher limit -----
+
+/// Opens a stream and reads its first message, so that it is surely established.
+async fn open(
+    client: &mut Client,
+    id: &str,
+    token: Option<&str>,
+) -> Streaming<v1::WatchGameResponse> {
+    let mut s = watch(client, id, token, 0, false).await.expect("a stream");
+    next_message(&mut s).await.expect("a first message");
+    s
+}
+
+// With two watchers per game a third stream is refused RESOURCE_EXHAUSTED TOO_MANY_WATCHERS
+// with a RetryInfo; refused streams take no place; closing a stream frees its place; the limit
+// is per game.
+#[tokio::test]
+async fn the_watcher_limit_refuses_a_third_stream_until_one_closes() {
+    let mut config = Config::for_tests();
+    config.max_watchers_per_game = 2;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let (id, tokens, mut replica) = started(&mut client, seeded(66)).await;
+    let (other, _, _) = started(&mut client, seeded(67)).await;
+
+    let first = open(&mut client, &id, Some(&tokens[0])).await;
+    let mut second = open(&mut client, &id, None).await;
+    for token in [None, Some(tokens[1].as_str()), Some(tokens[0].as_str())] {
+        let status = watch(&mut client, &id, token, 0, false)
+            .await
+            .expect_err("a third stream is refused");
+        assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+        assert_eq!(reason(&status), "TOO_MANY_WATCHERS");
+        let retry = status.get_details_retry_info().expect("a RetryInfo");
+        assert!(retry.retry_delay.is_some_and(|d| d > Duration::ZERO));
+    }
+    // The limit is per game: another game has places of its own.
+    let _a = open(&mut client, &other, None).await;
+    let _b = open(&mut client, &other, None).await;
+    let status = watch(&mut client, &other, None, 0, false)
+        .await
+        .expect_err("the other game is full too");
+    assert_eq!(reason(&status), "TOO_MANY_WATCHERS");
+
+    // Closing a stream frees its place (the server notices the cancelled stream); the refused
+    // ones took none, so exactly one more stream fits.
+    drop(first);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut third = loop {
+        match watch(&mut client, &id, Some(&tokens[1]), 0, false).await {
+            Ok(s) => break s,
+            Err(status) => {
+                assert_eq!(reason(&status), "TOO_MANY_WATCHERS");
+                assert!(Instant::now() < deadline, "the place is never freed");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    };
+    let status = watch(&mut client, &id, None, 0, false)
+        .await
+        .expect_err("full again");
+    assert_eq!(status.code(), Code::ResourceExhausted);
+    assert_eq!(reason(&status), "TOO_MANY_WATCHERS");
+
+    // Both open streams follow the game.
+    let seq = replica.seq();
+    let got = events(&read_until(&mut third, seq).await);
+    assert_eq!(got, replica.events(seat(1)));
+    plain_moves(&mut client, &id, &tokens, &mut replica, 3).await;
+    let got = events(&read_until(&mut third, replica.seq()).await);
+    assert_eq!(got, replica.events_after(seat(1), seq));
+    // (`open` read its first event.)
+    let got = events(&read_until(&mut second, replica.seq()).await);
+    assert_eq!(got, replica.events_after(Viewer::Spectator, 1));
+    server.stop().await;
+}
+
+// ----- a slow watcher -----
+
+// A stream that is not read while many actions happen is told it lagged (Lagged with the seq
+// of the last event it got) and ends; the game was not slowed; watching again after that seq
+// delivers the rest with no gap.
+#[tokio::test]
+async fn a_slow_watcher_lags_without_slowing_the_game_and_resumes_by_seq() {
+    let mut config = Config::for_tests();
+    config.watch_buffer = 16;
+    config.requests_per_second = 1e6;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let (id, tokens, mut replica) = started(&mut client, seeded(77)).await;
+    // The slow watcher's connection accepts little data at a time, as a client that does not
+    // read would.
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .initial_stream_window_size(Some(1024))
+        .connect()
+        .await
+        .unwrap();
+    let mut slow_client = CanastaServiceClient::new(channel);
+    let mut slow = watch(&mut slow_client, &id, None, 0, false).await.unwrap();
+
+    // Every action is accepted at once, whatever the slow watcher does.
+    plain_moves(&mut client, &id, &tokens, &mut replica, 300).await;
+    let end = replica.seq();
+    assert_eq!(game_seq(&mut client, &id).await, end);
+
+    let messages = read_to_end(&mut slow).await;
+    let (last, got) = match messages.split_last() {
+        Some((Msg::Lagged(l), rest)) => (l.last_seq, events(rest)),
+        other => panic!("a Lagged message last, not {:?}", other.map(|o| o.0)),
+    };
+    assert!(!got.is_empty());
+    assert_gapless(&got, 0);
+    assert_eq!(got.last().unwrap().seq, last);
+    assert!(last < end, "lagged at {last} of {end}");
+    let all = replica.events(Viewer::Spectator);
+    assert_eq!(got, all[..last as usize].to_vec());
+
+    // Resuming after the last seq received delivers the rest.
+    let mut again = watch(&mut slow_client, &id, None, last, false)
+        .await
+        .unwrap();
+    let rest = events(&read_until(&mut again, end).await);
+    assert_gapless(&rest, last);
+    assert_eq!(rest, all[last as usize..].to_vec());
+    server.stop().await;
+}
