@@ -1,0 +1,1055 @@
+//! A bot in a second language: the Python example bot (`examples/python-bot`), whose wire code is
+//! generated from `proto/canasta/v1/*.proto` by grpcio-tools, plays whole matches on a real
+//! server beside three built-in bots; and the bot author's guide (`docs/bots.md`) is checked
+//! against that bot and the .proto files.
+//!
+//! The test needs Python 3.10 or newer with its `venv` module. It makes a virtual environment
+//! under `target/` with the pinned packages of `examples/python-bot/requirements.txt`, and
+//! generates the stubs there; both are made once, and again only when the requirements or the
+//! .proto files change.
+
+use std::fs;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use canasta_engine::bot::{Bot, GreedyBot, RandomBot};
+use canasta_engine::{Action, Rules};
+use canasta_proto::convert::{action_to_wire, rules_from_wire, view_from_wire};
+use canasta_proto::v1;
+use canasta_tests::*;
+use tokio::task::JoinHandle;
+use tokio_stream::StreamExt;
+
+/// The longest a Python bot may take to play its match.
+const MATCH_TIME_LIMIT: Duration = Duration::from_secs(180);
+
+/// The workspace's root directory.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tests crate is in the workspace")
+        .to_path_buf()
+}
+
+fn bot_dir() -> PathBuf {
+    root().join("examples").join("python-bot")
+}
+
+/// A Python environment with the bot's packages and the generated stubs.
+struct PythonEnv {
+    /// The virtual environment's interpreter.
+    python: PathBuf,
+    /// The directory holding the generated `canasta/v1/*_pb2*.py`.
+    stubs: PathBuf,
+    /// Where the runs keep their output.
+    work: PathBuf,
+}
+
+/// The Python environment, made once per test process.
+fn python_env() -> &'static PythonEnv {
+    static ENV: OnceLock<PythonEnv> = OnceLock::new();
+    ENV.get_or_init(make_python_env)
+}
+
+/// Runs a command to its end; panics with its output if it fails.
+fn run(what: &str, command: &mut Command) -> String {
+    let out = command
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot run {command:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed ({}): {command:?}\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The system's Python (3.10 or newer, as the pinned packages need): `$PYTHON`, else `python3`,
+/// else `python`.
+fn system_python() -> String {
+    let candidates: Vec<String> = match std::env::var("PYTHON") {
+        Ok(p) if !p.is_empty() => vec![p],
+        _ => vec!["python3".into(), "python".into()],
+    };
+    let mut found = Vec::new();
+    for candidate in &candidates {
+        let Ok(out) = Command::new(candidate).arg("--version").output() else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        let minor = text
+            .trim()
+            .strip_prefix("Python 3.")
+            .and_then(|v| v.split('.').next())
+            .and_then(|m| m.parse::<u32>().ok());
+        match minor {
+            Some(m) if out.status.success() && m >= 10 => return candidate.clone(),
+            _ => found.push(format!("{candidate}: {}", text.trim())),
+        }
+    }
+    panic!(
+        "the Python bot's test needs Python 3.10 or newer with its venv module, and none was \
+         found (tried {candidates:?}; found {found:?}): install python3 (on Debian and Ubuntu: \
+         python3 python3-venv), or name an interpreter in the PYTHON environment variable"
+    );
+}
+
+fn make_python_env() -> PythonEnv {
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-bot");
+    let venv = work.join("venv");
+    let python = if cfg!(windows) {
+        venv.join("Scripts").join("python.exe")
+    } else {
+        venv.join("bin").join("python")
+    };
+    let requirements = bot_dir().join("requirements.txt");
+    let wanted = fs::read_to_string(&requirements).expect("examples/python-bot/requirements.txt");
+    // The venv records the requirements it was made with: install only when they changed (or
+    // an earlier install did not finish).
+    let stamp = venv.join("canasta-requirements.txt");
+    if !python.exists() || fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
+        let system = system_python();
+        let _ = fs::remove_dir_all(&venv);
+        fs::create_dir_all(&work).expect("a directory under target/");
+        run(
+            "making a Python virtual environment (on Debian and Ubuntu: apt install python3-venv)",
+            Command::new(&system).arg("-m").arg("venv").arg(&venv),
+        );
+        run(
+            "installing the Python bot's packages with pip",
+            Command::new(&python)
+                .args(["-m", "pip", "install", "--disable-pip-version-check"])
+                .args(["--no-input", "--quiet", "-r"])
+                .arg(&requirements),
+        );
+        fs::write(&stamp, &wanted).expect("the venv's stamp");
+    }
+    // The stubs, from the .proto files alone, as examples/python-bot/README.md makes them; made
+    // again when a .proto file or the packages change. A new set is made aside and then put in
+    // place, so that another test process never sees a half-made one.
+    let stubs = work.join("stubs");
+    let proto = root().join("proto");
+    let mut files: Vec<PathBuf> = fs::read_dir(proto.join("canasta").join("v1"))
+        .expect("proto/canasta/v1")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "proto"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 4, "the protocol's files: {files:?}");
+    let mut key = wanted.clone();
+    for f in &files {
+        key.push_str(&fs::read_to_string(f).expect("a .proto file"));
+    }
+    let stamp = |dir: &Path| fs::read_to_string(dir.join("canasta-stubs-of.txt")).ok();
+    if stamp(&stubs).as_deref() != Some(key.as_str()) {
+        let fresh = work.join(format!("stubs-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&fresh);
+        fs::create_dir_all(&fresh).expect("the stubs' directory");
+        let mut protoc = Command::new(&python);
+        protoc
+            .args(["-m", "grpc_tools.protoc"])
+            .arg(format!("-I{}", proto.display()))
+            .arg(format!("--python_out={}", fresh.display()))
+            .arg(format!("--pyi_out={}", fresh.display()))
+            .arg(format!("--grpc_python_out={}", fresh.display()))
+            .args(&files);
+        run("generating the Python stubs with grpcio-tools", &mut protoc);
+        fs::write(fresh.join("canasta-stubs-of.txt"), &key).expect("the stubs' stamp");
+        let _ = fs::remove_dir_all(&stubs);
+        if fs::rename(&fresh, &stubs).is_err() {
+            // Another test process put its own in place meanwhile: the same, if it is current.
+            let _ = fs::remove_dir_all(&fresh);
+            assert_eq!(
+                stamp(&stubs).as_deref(),
+                Some(key.as_str()),
+                "current stubs"
+            );
+        }
+    }
+    PythonEnv {
+        python,
+        stubs,
+        work,
+    }
+}
+
+/// A Python command with the stubs on its path.
+fn python_command(env: &PythonEnv) -> Command {
+    let mut c = Command::new(&env.python);
+    c.env("PYTHONPATH", &env.stubs)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("PYTHONUNBUFFERED", "1")
+        .env_remove("PYTHONHOME")
+        .env_remove("CANASTA_TOKEN")
+        .env_remove("CANASTA_SERVER");
+    c
+}
+
+/// The Python bot as a child process, killed if the test ends first. Its output is kept in a
+/// directory under `target/` when the test fails.
+struct PythonBot {
+    child: Child,
+    dir: PathBuf,
+    stdout: PathBuf,
+    stderr: PathBuf,
+}
+
+impl PythonBot {
+    fn start(name: &str, server: SocketAddr, args: &[&str]) -> PythonBot {
+        let env = python_env();
+        let dir = env.work.join("runs").join(format!(
+            "{name}-{}-{}",
+            std::process::id(),
+            rand::random::<u32>()
+        ));
+        fs::create_dir_all(&dir).expect("a directory for the run");
+        let stdout = dir.join("stdout.txt");
+        let stderr = dir.join("stderr.txt");
+        let child = python_command(env)
+            .arg(bot_dir().join("bot.py"))
+            .arg("--server")
+            .arg(server.to_string())
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(fs::File::create(&stdout).expect("stdout file"))
+            .stderr(fs::File::create(&stderr).expect("stderr file"))
+            .spawn()
+            .expect("the Python bot starts");
+        PythonBot {
+            child,
+            dir,
+            stdout,
+            stderr,
+        }
+    }
+
+    fn output(&self) -> (String, String) {
+        (
+            fs::read_to_string(&self.stdout).unwrap_or_default(),
+            fs::read_to_string(&self.stderr).unwrap_or_default(),
+        )
+    }
+
+    /// The first line of its standard output, `game ID seat N`: the game and the seat.
+    async fn joined(&mut self) -> (String, u32) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let (out, err) = self.output();
+            if let Some(line) = out.lines().next().filter(|_| out.contains('\n')) {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                match words[..] {
+                    ["game", game, "seat", seat] => {
+                        return (game.to_string(), seat.parse().expect("a seat number"));
+                    }
+                    _ => panic!("the bot's first line is not `game ID seat N`: {line:?}\n{err}"),
+                }
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!("the Python bot stopped ({status}) before joining:\n{out}{err}");
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the Python bot did not join within a minute:\n{err}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Waits until the bot has logged `n` actions (lines `seat N: ...` on standard error).
+    async fn wait_for_actions(&mut self, n: usize) {
+        let deadline = Instant::now() + MATCH_TIME_LIMIT;
+        loop {
+            let (out, err) = self.output();
+            if err.lines().filter(|l| l.starts_with("seat ")).count() >= n {
+                return;
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!("the Python bot stopped ({status}) before {n} actions:\n{out}{err}");
+            }
+            assert!(Instant::now() < deadline, "no {n} actions:\n{err}");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// Kills the bot, as a crash would.
+    fn kill(&mut self) {
+        self.child.kill().expect("the bot is killed");
+        self.child.wait().expect("the bot ends");
+    }
+
+    /// Waits for the bot's end; panics unless it succeeds, or if a built-in bot fails first.
+    /// Returns its `result` line's JSON.
+    async fn finish(&mut self, built_ins: &BuiltIns) -> serde_json::Value {
+        let deadline = Instant::now() + MATCH_TIME_LIMIT;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("the bot's status") {
+                break status;
+            }
+            if let Some(failure) = built_ins.failure() {
+                let (_, err) = self.output();
+                panic!("a built-in bot failed: {failure}\nthe Python bot's log:\n{err}");
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let (_, err) = self.output();
+                panic!(
+                    "the Python bot did not finish its match within {MATCH_TIME_LIMIT:?}:\n{err}"
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        let (out, err) = self.output();
+        assert!(
+            status.success(),
+            "the Python bot failed ({status}):\n{out}\n{err}"
+        );
+        let last = out.lines().last().unwrap_or_default();
+        let json = last
+            .strip_prefix("result ")
+            .unwrap_or_else(|| panic!("the bot's last line is not `result {{...}}`: {last:?}"));
+        serde_json::from_str(json).expect("the result line is JSON")
+    }
+}
+
+impl Drop for PythonBot {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+        if !std::thread::panicking() {
+            let _ = fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// How a built-in bot in this process plays its seat.
+struct BuiltIn {
+    bot: Box<dyn Bot>,
+    /// Asks its partner "may I go out?" whenever that is legal, so that the partner must answer.
+    asks_partner: bool,
+}
+
+fn greedy() -> BuiltIn {
+    BuiltIn {
+        bot: Box::new(GreedyBot::new()),
+        asks_partner: false,
+    }
+}
+
+/// What a built-in bot did in its match.
+#[derive(Debug, Default)]
+struct BuiltInReport {
+    actions: u32,
+    questions: u32,
+}
+
+/// Plays a seat with a built-in bot over the protocol, as `canasta bot` does: watch the seat's
+/// stream, and on each prompt read the view, let the bot choose, and submit.
+async fn play_built_in(
+    addr: SocketAddr,
+    game_id: String,
+    seat: u32,
+    token: String,
+    mut me: BuiltIn,
+) -> Result<BuiltInReport, String> {
+    let mut client = connect(addr).await;
+    let summary = client
+        .get_game(v1::GetGameRequest {
+            game_id: game_id.clone(),
+        })
+        .await
+        .map_err(|s| s.to_string())?
+        .into_inner()
+        .game
+        .ok_or("no summary")?;
+    let spec =
+        rules_from_wire(summary.rules.as_ref().ok_or("no rules")?).map_err(|e| e.to_string())?;
+    let rules = Rules::new(&spec).map_err(|e| e.to_string())?;
+    let mut stream = client
+        .watch_game(authed(
+            v1::WatchGameRequest {
+                game_id: game_id.clone(),
+                after_seq: 0,
+                include_actions: false,
+            },
+            &token,
+        ))
+        .await
+        .map_err(|s| s.to_string())?
+        .into_inner();
+    let mut report = BuiltInReport::default();
+    let mut last = 0;
+    while let Some(message) = stream.next().await {
+        let message = message.map_err(|s| format!("seat {seat}'s stream failed: {s}"))?;
+        match message.kind {
+            Some(v1::watch_game_response::Kind::Event(e)) => {
+                last = e.seq;
+                if let Some(v1::game_event::Kind::MatchEnded(_)) = e.kind {
+                    return Ok(report);
+                }
+            }
+            Some(v1::watch_game_response::Kind::Prompt(p)) if p.seq == last => {
+                let wire = client
+                    .get_view(authed(
+                        v1::GetViewRequest {
+                            game_id: game_id.clone(),
+                            include_actions: false,
+                        },
+                        &token,
+                    ))
+                    .await
+                    .map_err(|s| s.to_string())?
+                    .into_inner()
+                    .view
+                    .ok_or("no view")?;
+                let view = view_from_wire(&wire, rules).map_err(|e| e.to_string())?;
+                let Some(legal) = view.legal() else { continue };
+                let action = if me.asks_partner && legal.check(&Action::AskPartner).is_ok() {
+                    report.questions += 1;
+                    Action::AskPartner
+                } else {
+                    me.bot.choose(&view, &legal)
+                };
+                let submitted = client
+                    .submit_action(authed(
+                        v1::SubmitActionRequest {
+                            game_id: game_id.clone(),
+                            expected_seq: p.seq,
+                            request_id: format!("seat{seat}-{}", report.actions),
+                            action: Some(action_to_wire(&action)),
+                        },
+                        &token,
+                    ))
+                    .await;
+                match submitted {
+                    Ok(_) => report.actions += 1,
+                    Err(s) if s.code() == tonic::Code::Aborted => {}
+                    Err(s) => return Err(format!("seat {seat}'s {action} was refused: {s}")),
+                }
+            }
+            _ => {}
+        }
+    }
+    Err(format!("seat {seat}'s stream ended before the match did"))
+}
+
+/// The built-in bots of a match, each a task of this process.
+#[derive(Default)]
+struct BuiltIns {
+    tasks: Vec<JoinHandle<Option<BuiltInReport>>>,
+    failures: Arc<Mutex<Vec<String>>>,
+}
+
+impl BuiltIns {
+    /// Joins `seat` for a built-in bot and starts it.
+    async fn start(&mut self, server: &TestServer, game_id: &str, seat: u32, me: BuiltIn) {
+        let mut client = server.client().await;
+        let joined = client
+            .join_game(v1::JoinGameRequest {
+                game_id: game_id.to_string(),
+                seat: Some(seat),
+                display_name: format!("built-in {seat}"),
+            })
+            .await
+            .expect("the seat is free")
+            .into_inner();
+        let play = play_built_in(server.addr, game_id.to_string(), seat, joined.token, me);
+        let failures = self.failures.clone();
+        self.tasks.push(tokio::spawn(async move {
+            match play.await {
+                Ok(report) => Some(report),
+                Err(e) => {
+                    failures.lock().expect("the failures").push(e);
+                    None
+                }
+            }
+        }));
+    }
+
+    /// Why a built-in bot stopped before the match's end, if one did.
+    fn failure(&self) -> Option<String> {
+        self.failures.lock().expect("the failures").first().cloned()
+    }
+
+    /// What each bot did, once every one has played to the end.
+    async fn reports(self) -> Vec<BuiltInReport> {
+        let mut reports = Vec::new();
+        for task in self.tasks {
+            let report = task.await.expect("the built-in bot's task");
+            reports
+                .push(report.unwrap_or_else(|| {
+                    panic!("a built-in bot failed: {:?}", self.failures.lock())
+                }));
+        }
+        reports
+    }
+}
+
+/// Every event of a game, as a spectator sees it, checked to be gapless.
+async fn all_events(client: &mut Client, game_id: &str) -> Vec<v1::GameEvent> {
+    let mut stream = client
+        .watch_game(v1::WatchGameRequest {
+            game_id: game_id.to_string(),
+            after_seq: 0,
+            include_actions: false,
+        })
+        .await
+        .expect("a spectator may watch")
+        .into_inner();
+    let mut events: Vec<v1::GameEvent> = Vec::new();
+    while let Some(m) = next_message(&mut stream).await {
+        if let Some(v1::watch_game_response::Kind::Event(e)) = m.kind {
+            assert_eq!(e.seq, events.len() as u64 + 1, "events without a gap");
+            let end = matches!(e.kind, Some(v1::game_event::Kind::MatchEnded(_)));
+            events.push(e);
+            if end {
+                break;
+            }
+        }
+    }
+    events
+}
+
+/// Checks a finished match the Python bot played in `seat`: the server's result, the bot's
+/// result line, its answers to its partner, and that no one timed out.
+async fn check_match(
+    server: &TestServer,
+    game_id: &str,
+    seat: u32,
+    result: &serde_json::Value,
+    built_ins: BuiltIns,
+    one_run: bool,
+) {
+    let mut questions = 0;
+    for report in built_ins.reports().await {
+        assert!(report.actions > 0);
+        questions += report.questions;
+    }
+    let mut client = server.client().await;
+    let summary = client
+        .get_game(v1::GetGameRequest {
+            game_id: game_id.to_string(),
+        })
+        .await
+        .expect("the game")
+        .into_inner()
+        .game
+        .expect("a summary");
+    assert_eq!(summary.status, v1::GameStatus::Finished as i32);
+    let outcome = summary.result.expect("a result");
+    assert!(outcome.finished);
+    assert_eq!(outcome.end, v1::MatchEndKind::Target as i32);
+    let winner = outcome.winner_side.expect("a winning side");
+    assert!(outcome.totals.iter().any(|&t| t >= 1000), "{outcome:?}");
+
+    // The bot's own account of the match agrees with the server's.
+    assert_eq!(result["game_id"], game_id);
+    assert_eq!(result["seat"], seat);
+    assert_eq!(result["side"], seat % 2);
+    assert_eq!(result["winner_side"], winner);
+    assert_eq!(result["won"], winner == seat % 2);
+    let totals: Vec<i64> = outcome.totals.iter().map(|&t| t as i64).collect();
+    assert_eq!(result["totals"], serde_json::json!(totals));
+    assert_eq!(
+        result["refused"], 0,
+        "a listed action was refused: {result}"
+    );
+
+    // The record: the bot's actions, and an answer to every question of its partner.
+    let record = client
+        .export_game(v1::ExportGameRequest {
+            game_id: game_id.to_string(),
+        })
+        .await
+        .expect("a finished game exports")
+        .into_inner()
+        .record
+        .expect("a record");
+    let by = |s: u32, kind: fn(&v1::action::Kind) -> bool| {
+        record
+            .actions
+            .iter()
+            .filter(|a| a.seat == s)
+            .filter(|a| {
+                a.action
+                    .as_ref()
+                    .and_then(|a| a.kind.as_ref())
+                    .is_some_and(kind)
+            })
+            .count()
+    };
+    let mine = by(seat, |_| true);
+    assert!(mine > 10, "the Python bot acted {mine} times");
+    if one_run {
+        assert_eq!(result["actions"].as_u64(), Some(mine as u64));
+    }
+    let partner = (seat + 2) % 4;
+    let asked = by(partner, |k| matches!(k, v1::action::Kind::AskPartner(_)));
+    let answered = by(seat, |k| matches!(k, v1::action::Kind::AnswerPartner(_)));
+    assert_eq!(asked, questions as usize);
+    assert!(asked > 0, "the partner asked");
+    assert_eq!(answered, asked, "the Python bot answers every question");
+
+    // Every event, gapless, ending with the match's end; no one ran out of time.
+    let events = all_events(&mut client, game_id).await;
+    assert!(matches!(
+        events.last().and_then(|e| e.kind.as_ref()),
+        Some(v1::game_event::Kind::MatchEnded(_))
+    ));
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e.kind, Some(v1::game_event::Kind::TimedOut(_)))),
+        "no one ran out of time"
+    );
+    let deals = events
+        .iter()
+        .filter(|e| matches!(e.kind, Some(v1::game_event::Kind::DealEnded(_))))
+        .count();
+    assert!(deals >= 1);
+}
+
+fn game_request(seed: u64) -> v1::CreateGameRequest {
+    v1::CreateGameRequest {
+        rules: Some(rules(v1::Preset::Official, 4, &[("target_score", "1000")])),
+        seed: Some(seed),
+        ..Default::default()
+    }
+}
+
+/// The test creates the game and three built-in bots take seats 0, 1 and 3; the Python bot joins
+/// seat 2 and plays the whole match, its stream dropped on purpose every 25 events and resumed
+/// by seq. Its partner in seat 0 asks "may I go out?" whenever it may.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_python_bot_joins_a_game_and_plays_a_whole_match() {
+    python_env();
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let game = create_with(&mut client, game_request(11)).await;
+    let id = game.game_id.clone();
+    let mut built_ins = BuiltIns::default();
+    for seat in [0, 1, 3] {
+        let me = if seat == 0 {
+            BuiltIn {
+                bot: Box::new(GreedyBot::new()),
+                asks_partner: true,
+            }
+        } else {
+            greedy()
+        };
+        built_ins.start(&server, &id, seat, me).await;
+    }
+    let mut bot = PythonBot::start(
+        "join",
+        server.addr,
+        &["--game", &id, "--seat", "2", "--resume-every", "25"],
+    );
+    assert_eq!(bot.joined().await, (id.clone(), 2));
+    let result = bot.finish(&built_ins).await;
+    assert!(
+        result["streams"].as_u64().unwrap_or(0) > 2,
+        "the stream was dropped and resumed: {result}"
+    );
+    check_match(&server, &id, 2, &result, built_ins, true).await;
+    server.stop().await;
+}
+
+/// The Python bot creates the game (`--create --players 4`, with a time control) and takes seat
+/// 0; built-in bots join the other seats, its partner asking "may I go out?" whenever it may.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_python_bot_creates_a_game_and_plays_a_whole_match() {
+    python_env();
+    let server = TestServer::start().await;
+    let mut bot = PythonBot::start(
+        "create",
+        server.addr,
+        &[
+            "--create",
+            "--players",
+            "4",
+            "--option",
+            "target_score=1000",
+            "--seed",
+            "5",
+            "--name",
+            "python",
+            "--move-budget-ms",
+            "20000",
+        ],
+    );
+    let (id, seat) = bot.joined().await;
+    assert_eq!(seat, 0, "the lowest free seat");
+    let mut client = server.client().await;
+    let summary = client
+        .get_game(v1::GetGameRequest {
+            game_id: id.clone(),
+        })
+        .await
+        .expect("the bot's game")
+        .into_inner()
+        .game
+        .expect("a summary");
+    let rules = summary.rules.clone().expect("rules");
+    assert_eq!(rules.preset, v1::Preset::Official as i32);
+    assert_eq!(rules.player_count, 4);
+    assert_eq!(
+        rules.options.get("target_score").map(String::as_str),
+        Some("1000")
+    );
+    assert_eq!(summary.seats[0].display_name, "python");
+    let clock = summary.time_control.expect("a time control");
+    assert_eq!(clock.move_budget_ms, 20_000);
+    assert_eq!(clock.policy, v1::TimeoutPolicy::FallbackMove as i32);
+    let mut built_ins = BuiltIns::default();
+    built_ins.start(&server, &id, 1, greedy()).await;
+    let partner = BuiltIn {
+        bot: Box::new(GreedyBot::new()),
+        asks_partner: true,
+    };
+    built_ins.start(&server, &id, 2, partner).await;
+    let random = BuiltIn {
+        bot: Box::new(RandomBot::new(3)),
+        asks_partner: false,
+    };
+    built_ins.start(&server, &id, 3, random).await;
+    let result = bot.finish(&built_ins).await;
+    check_match(&server, &id, 0, &result, built_ins, true).await;
+    server.stop().await;
+}
+
+/// The seat is joined first and the Python bot plays it with its token (`--token`); killed in
+/// the middle of the match, it is started again with the same token, reads the game from the
+/// start and plays on to the end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_python_bot_plays_on_with_its_token_after_a_restart() {
+    python_env();
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let game = create_with(&mut client, game_request(7)).await;
+    let id = game.game_id.clone();
+    let token = client
+        .join_game(v1::JoinGameRequest {
+            game_id: id.clone(),
+            seat: Some(1),
+            display_name: "python".into(),
+        })
+        .await
+        .expect("seat 1 is free")
+        .into_inner()
+        .token;
+    let mut built_ins = BuiltIns::default();
+    built_ins.start(&server, &id, 0, greedy()).await;
+    let partner = BuiltIn {
+        bot: Box::new(GreedyBot::new()),
+        asks_partner: true,
+    };
+    built_ins.start(&server, &id, 3, partner).await;
+    built_ins.start(&server, &id, 2, greedy()).await;
+    let args = ["--game", id.as_str(), "--token", token.as_str()];
+    let mut first = PythonBot::start("restart-1", server.addr, &args);
+    assert_eq!(first.joined().await, (id.clone(), 1));
+    first.wait_for_actions(12).await;
+    first.kill();
+    let mut second = PythonBot::start("restart-2", server.addr, &args);
+    assert_eq!(second.joined().await, (id.clone(), 1));
+    let result = second.finish(&built_ins).await;
+    assert!(result["actions"].as_u64().unwrap_or(0) > 0, "{result}");
+    check_match(&server, &id, 1, &result, built_ins, false).await;
+    server.stop().await;
+}
+
+/// The bot's error handling reads what the server sends: the reason of each refusal
+/// (`error_reason`), the delay of a rate limit (`retry_delay`), and `Seat.call` gets through a
+/// rate limit by waiting as told.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_python_bot_reads_the_reasons_of_the_servers_errors() {
+    let env = python_env();
+    let server = TestServer::start().await;
+    let mut config = canasta_server::Config::for_tests();
+    config.requests_per_second = 10.0;
+    let limited = TestServer::with_config(config).await;
+    let (bot_dir, addr, limited_addr) = (bot_dir(), server.addr, limited.addr);
+    let out = tokio::task::spawn_blocking(move || {
+        python_command(env)
+            .arg("-c")
+            .arg(ERROR_REASONS)
+            .arg(&bot_dir)
+            .arg(addr.to_string())
+            .arg(limited_addr.to_string())
+            .output()
+            .expect("python runs")
+    })
+    .await
+    .expect("the script's thread");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "stale ABORTED STALE_SEQ",
+            "not your turn FAILED_PRECONDITION NOT_YOUR_TURN",
+            "a rule FAILED_PRECONDITION STOCK_NOT_EMPTY",
+            "full FAILED_PRECONDITION GAME_FULL",
+            "no game NOT_FOUND GAME_NOT_FOUND",
+            "no token UNAUTHENTICATED MISSING_TOKEN",
+            "bad token UNAUTHENTICATED MALFORMED_TOKEN",
+            "bad option INVALID_ARGUMENT UNKNOWN_OPTION",
+            "too fast RESOURCE_EXHAUSTED RATE_LIMITED delay",
+            "waited 30 views",
+        ]
+    );
+    server.stop().await;
+    limited.stop().await;
+}
+
+/// Calls that the server refuses, each printed as `what CODE REASON`, with the bot's helpers.
+const ERROR_REASONS: &str = r#"
+import sys
+sys.path.insert(0, sys.argv[1])
+import grpc
+import bot
+from canasta.v1 import actions_pb2, game_pb2, service_pb2, service_pb2_grpc
+
+def refused(what, call):
+    try:
+        call()
+    except grpc.RpcError as err:
+        delay = " delay" if bot.retry_delay(err, 0) > 0 else ""
+        print(what, err.code().name, bot.error_reason(err) + delay)
+        return
+    print(what, "accepted")
+
+def game(stub):
+    rules = game_pb2.RuleSet(preset=game_pb2.PRESET_OFFICIAL, player_count=2)
+    game_id = stub.CreateGame(service_pb2.CreateGameRequest(rules=rules, seed=1)).game.game_id
+    seats = [bot.Seat(stub, game_id, s, bot.join_game(stub, game_id, s, "p")[1]) for s in (0, 1)]
+    return game_id, seats
+
+stub = service_pb2_grpc.CanastaServiceStub(grpc.insecure_channel(sys.argv[2]))
+game_id, seats = game(stub)
+view = stub.GetView(service_pb2.GetViewRequest(game_id=game_id), metadata=seats[0].auth).view
+me, other = (seats[0], seats[1]) if view.to_act == 0 else (seats[1], seats[0])
+draw = actions_pb2.Action(draw_stock=actions_pb2.DrawStockAction())
+decline = actions_pb2.Action(decline_pile=actions_pb2.DeclinePileAction())
+refused("stale", lambda: me.submit(view.seq - 1, draw))
+refused("not your turn", lambda: other.submit(view.seq, draw))
+refused("a rule", lambda: me.submit(view.seq, decline))
+refused("full", lambda: bot.join_game(stub, game_id, None, "late"))
+refused("no game", lambda: stub.GetGame(service_pb2.GetGameRequest(game_id="nope")))
+request = service_pb2.SubmitActionRequest(
+    game_id=game_id, expected_seq=view.seq, request_id="r", action=draw)
+refused("no token", lambda: stub.SubmitAction(request))
+refused("bad token", lambda: stub.SubmitAction(request, metadata=[("authorization", "me")]))
+rules = game_pb2.RuleSet(preset=game_pb2.PRESET_OFFICIAL, player_count=4, options={"nope": "1"})
+refused("bad option", lambda: stub.CreateGame(service_pb2.CreateGameRequest(rules=rules)))
+
+# A server that allows a seat 10 requests a second, in bursts of 20.
+stub = service_pb2_grpc.CanastaServiceStub(grpc.insecure_channel(sys.argv[3]))
+game_id, seats = game(stub)
+view_request = service_pb2.GetViewRequest(game_id=game_id)
+def hurry():
+    for _ in range(30):
+        stub.GetView(view_request, metadata=seats[0].auth)
+refused("too fast", hurry)
+for _ in range(30):
+    seats[1].call(stub.GetView, view_request)
+print("waited 30 views")
+"#;
+
+/// `docs/bots.md` speaks of the tested bot and of the protocol as it is: its Python examples are
+/// taken verbatim from `bot.py`, its JSON examples parse as the canasta.v1 messages they name
+/// (with an example of every action kind), every `bot.py` flag it uses exists, and it covers
+/// every error reason of `docs/protocol.md`.
+#[test]
+fn the_bot_authors_guide_matches_the_bot_and_the_protocol() {
+    let guide = fs::read_to_string(root().join("docs").join("bots.md")).expect("docs/bots.md");
+    let bot = fs::read_to_string(bot_dir().join("bot.py")).expect("bot.py");
+    let blocks = code_blocks(&guide);
+    assert!(!blocks.is_empty());
+
+    // Python examples: verbatim excerpts of bot.py (indented as a whole or not).
+    let bot_lines: Vec<&str> = bot.lines().collect();
+    let mut python = 0;
+    for b in blocks.iter().filter(|b| b.lang == "python") {
+        python += 1;
+        assert!(
+            is_excerpt(&b.text, &bot_lines),
+            "this example of docs/bots.md is not in examples/python-bot/bot.py:\n{}",
+            b.text
+        );
+    }
+    assert!(python >= 5, "the guide shows the bot's code");
+
+    // Shell examples: every flag given to bot.py exists in bot.py.
+    for b in blocks.iter().filter(|b| b.lang == "sh") {
+        for line in b.text.lines().filter(|l| l.contains("bot.py")) {
+            let after = &line[line.find("bot.py").unwrap_or(0)..];
+            for flag in after
+                .split_whitespace()
+                .filter(|w| w.starts_with("--"))
+                .map(|w| w.split('=').next().unwrap_or(w))
+            {
+                assert!(
+                    bot.contains(&format!("\"{flag}\"")),
+                    "bot.py has no {flag} (docs/bots.md: {line})"
+                );
+            }
+        }
+    }
+
+    // JSON examples: each names its message in a comment just before it.
+    let mut messages = Vec::new();
+    for b in blocks.iter().filter(|b| b.lang == "json") {
+        let name = b.message.clone().unwrap_or_else(|| {
+            panic!(
+                "a JSON example without `<!-- canasta.v1.X -->`:\n{}",
+                b.text
+            )
+        });
+        messages.push(serde_json::json!([name, b.text]));
+    }
+    let env = python_env();
+    let mut check = python_command(env)
+        .arg("-c")
+        .arg(PARSE_MESSAGES)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python runs");
+    check
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(serde_json::Value::Array(messages).to_string().as_bytes())
+        .expect("the examples are sent");
+    let out = check.wait_with_output().expect("python ends");
+    assert!(
+        out.status.success(),
+        "a JSON example of docs/bots.md is not its message:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let parsed = String::from_utf8_lossy(&out.stdout);
+    for kind in [
+        "draw_stock",
+        "take_pile",
+        "meld",
+        "discard",
+        "go_out",
+        "ask_partner",
+        "answer_partner",
+        "decline_pile",
+    ] {
+        assert!(
+            parsed
+                .lines()
+                .any(|l| l == format!("canasta.v1.Action {kind}")),
+            "docs/bots.md has no example of a {kind} action:\n{parsed}"
+        );
+    }
+    assert!(parsed.lines().any(|l| l.starts_with("canasta.v1.Prompt")));
+
+    // Every reason of the error table of docs/protocol.md, with what a bot should do.
+    let protocol =
+        fs::read_to_string(root().join("docs").join("protocol.md")).expect("docs/protocol.md");
+    let errors = &protocol[protocol.find("## Errors").expect("an error section")..];
+    let table = errors.lines().filter(|l| l.starts_with("| ")).skip(2);
+    let mut reasons = 0;
+    for row in table {
+        for code in row.split('`').skip(1).step_by(2) {
+            if code.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
+                reasons += 1;
+                assert!(
+                    guide.contains(&format!("`{code}`")),
+                    "docs/bots.md does not say what to do on {code}"
+                );
+            }
+        }
+    }
+    assert!(reasons > 20, "the table of reasons was read ({reasons})");
+}
+
+/// Parses `[[message name, JSON], ...]` from standard input as canasta.v1 messages (unknown
+/// fields refused); prints each message's name and, for an Action, its kind.
+const PARSE_MESSAGES: &str = r#"
+import json, sys
+from google.protobuf import descriptor_pool, json_format, message_factory
+from canasta.v1 import service_pb2  # registers every canasta.v1 message
+for name, text in json.load(sys.stdin):
+    descriptor = descriptor_pool.Default().FindMessageTypeByName(name)
+    message = json_format.Parse(text, message_factory.GetMessageClass(descriptor)())
+    kind = message.WhichOneof("kind") if name == "canasta.v1.Action" else ""
+    print(name, kind)
+"#;
+
+/// A fenced code block of a Markdown page.
+struct Block {
+    lang: String,
+    text: String,
+    /// The message a `<!-- canasta.v1.X -->` comment right before the block names.
+    message: Option<String>,
+}
+
+fn code_blocks(markdown: &str) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    let mut current: Option<Block> = None;
+    let mut previous = "";
+    for line in markdown.lines() {
+        match (&mut current, line.trim_start().strip_prefix("```")) {
+            (None, Some(lang)) => {
+                let message = previous
+                    .trim()
+                    .strip_prefix("<!--")
+                    .and_then(|c| c.strip_suffix("-->"))
+                    .map(|c| c.trim().to_string());
+                current = Some(Block {
+                    lang: lang.trim().to_string(),
+                    text: String::new(),
+                    message,
+                });
+            }
+            (Some(_), Some(_)) => blocks.extend(current.take()),
+            (Some(b), None) => {
+                b.text.push_str(line);
+                b.text.push('\n');
+            }
+            (None, None) => {}
+        }
+        if !line.trim().is_empty() {
+            previous = line;
+        }
+    }
+    blocks
+}
+
+/// True if `text` is a run of consecutive `lines`, all shifted by the same indentation.
+fn is_excerpt(text: &str, lines: &[&str]) -> bool {
+    let wanted: Vec<&str> = text.lines().collect();
+    let Some(first) = wanted.first() else {
+        return false;
+    };
+    (0..lines.len()).any(|start| {
+        let Some(indent) = lines[start].strip_suffix(first) else {
+            return false;
+        };
+        indent.chars().all(|c| c == ' ')
+            && wanted.iter().enumerate().all(|(i, w)| {
+                lines.get(start + i).is_some_and(|l| {
+                    (w.is_empty() && l.trim().is_empty()) || *l == format!("{indent}{w}")
+                })
+            })
+    })
+}
