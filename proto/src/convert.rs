@@ -14,8 +14,8 @@ use canasta_engine::legal::TakeOption;
 use canasta_engine::view::{SeatView, SideView};
 use canasta_engine::{
     Action, Ask, CanastaKind, Card, CardCounts, DealEnd, DealScore, Event, LegalChoices, MeldBatch,
-    MeldKind, MeldSpec, MeldTarget, Phase, Preset, Rank, RuleSpec, Seat, SideScore, Suit, TopMeld,
-    View,
+    MeldKind, MeldSpec, MeldTarget, Phase, Preset, Rank, RuleSpec, Seat, Setup, SideScore, Suit,
+    TopMeld, View,
 };
 
 use crate::v1;
@@ -341,6 +341,75 @@ pub fn rules_from_wire(rules: &v1::RuleSet) -> Result<RuleSpec, WireError> {
         })?;
     }
     Ok(spec)
+}
+
+/// A game's setup from the fields that fix it on the wire (a `CreateGameRequest`'s, or a
+/// `GameRecord`'s), not yet validated (see [`canasta_engine::Game::new`]).
+pub fn setup_from_wire(
+    rules: Option<&v1::RuleSet>,
+    seed: u64,
+    card_orders: &[v1::CardOrder],
+    first_dealer: Option<u32>,
+    start_scores: &[i32],
+) -> Result<Setup, WireError> {
+    let rules = rules_from_wire(rules.ok_or_else(|| WireError::missing("rules"))?)?;
+    let card_orders = card_orders
+        .iter()
+        .enumerate()
+        .map(|(i, o)| card_list_from_wire(&o.cards, &format!("card_orders[{i}]")))
+        .collect::<Result<Vec<Vec<Card>>, _>>()?;
+    let first_dealer = first_dealer
+        .map(|s| {
+            u8::try_from(s).map(Seat).map_err(|_| {
+                WireError::new(
+                    "BAD_FIRST_DEALER",
+                    "first_dealer",
+                    format!("first_dealer {s} is not a seat: choose 0 to players-1"),
+                )
+            })
+        })
+        .transpose()?;
+    Ok(Setup {
+        rules,
+        seed,
+        card_orders,
+        first_dealer,
+        start_scores: start_scores.to_vec(),
+    })
+}
+
+/// A finished game's record as the engine replays it: its setup and every action with its
+/// seat (see [`canasta_engine::Game::replay`]).
+pub fn record_from_wire(
+    record: &v1::GameRecord,
+) -> Result<(Setup, Vec<(Seat, Action)>), WireError> {
+    let setup = setup_from_wire(
+        record.rules.as_ref(),
+        record.seed,
+        &record.card_orders,
+        record.first_dealer,
+        &record.start_scores,
+    )?;
+    let actions = record
+        .actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let seat = u8::try_from(a.seat).map(Seat).map_err(|_| {
+                WireError::new(
+                    "INVALID_SEAT",
+                    format!("actions[{i}].seat"),
+                    format!("seat {} does not exist", a.seat),
+                )
+            })?;
+            let action = a
+                .action
+                .as_ref()
+                .ok_or_else(|| WireError::missing(format!("actions[{i}].action")))?;
+            Ok((seat, action_from_wire(action)?))
+        })
+        .collect::<Result<Vec<_>, WireError>>()?;
+    Ok((setup, actions))
 }
 
 /// A rule set on the wire.
