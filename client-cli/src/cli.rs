@@ -28,6 +28,9 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Start a server in this process and watch four bots play.
     Demo(DemoArgs),
+    /// Load a server on this machine with concurrent games of bots and report throughput,
+    /// latency, errors and memory; or measure the memory of idle games.
+    Loadtest(LoadtestArgs),
 }
 
 /// Where the server is.
@@ -204,4 +207,43 @@ pub struct DemoArgs {
     /// Colours and suit symbols: auto, always, never.
     #[arg(long, default_value = "auto")]
     pub color: String,
+}
+
+/// `canasta loadtest`.
+#[derive(Debug, Args)]
+pub struct LoadtestArgs {
+    /// Load this server (a loopback address) instead of starting one in this process.
+    #[arg(long)]
+    pub server: Option<String>,
+    /// The pid of the server given by --server, to read its memory from /proc.
+    #[arg(long, requires = "server")]
+    pub server_pid: Option<u32>,
+    /// Start the in-process server with in-memory storage instead of a SQLite file.
+    #[arg(long, conflicts_with = "server")]
+    pub memory: bool,
+    /// Games played at once.
+    #[arg(long, default_value_t = 64)]
+    pub games: usize,
+    /// How long to play: e.g. 10s, 500ms, 2m.
+    #[arg(long, default_value = "10s")]
+    pub duration: String,
+    /// Stop creating games after this many in all.
+    #[arg(long)]
+    pub max_games_total: Option<u64>,
+    /// The bot in every seat: greedy, random, safe.
+    #[arg(long, default_value = "greedy")]
+    pub bots: String,
+    /// The rules.
+    #[command(flatten)]
+    pub rules: RuleArgs,
+    /// The first seed of games and bots.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Measure memory instead: create this many idle games (waiting for players) on an
+    /// in-process, in-memory server and report the resident memory they add.
+    #[arg(long, conflicts_with_all = ["server", "memory"])]
+    pub idle_games: Option<usize>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -5,6 +5,7 @@
 //! Exit codes: 0 success, 1 a failed operation, 2 bad usage.
 
 mod cli;
+mod loadtest;
 mod matches;
 mod play;
 mod record;
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
         Command::Export(a) => runtime.block_on(export(a)),
         Command::Replay(a) => replay(a),
         Command::Demo(a) => runtime.block_on(play::demo(a)),
+        Command::Loadtest(a) => runtime.block_on(loadtest::loadtest(a)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

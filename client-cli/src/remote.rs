@@ -42,21 +42,53 @@ pub fn status_text(s: &Status) -> String {
     }
 }
 
-/// Connects to `addr` (`host:port`).
+/// Connects to `addr` (`host:port`, or a URI). An `https://` URI connects over TLS, trusting
+/// the certificate authority in the PEM file named by `CANASTA_TLS_CA` if set, else the public
+/// web authorities.
 pub async fn connect(addr: &str) -> Result<Client, RemoteError> {
     let uri = if addr.contains("://") {
         addr.to_string()
     } else {
         format!("http://{addr}")
     };
-    let channel = Channel::from_shared(uri)
-        .map_err(|e| RemoteError(format!("{addr} is not a server address: {e}")))?
+    let mut endpoint = Channel::from_shared(uri.clone())
+        .map_err(|e| RemoteError(format!("{addr} is not a server address: {e}")))?;
+    if uri.starts_with("https://") {
+        use tonic::transport::{Certificate, ClientTlsConfig};
+        let tls = match std::env::var_os("CANASTA_TLS_CA") {
+            Some(path) => {
+                let pem = std::fs::read(&path).map_err(|e| {
+                    RemoteError(format!(
+                        "cannot read the certificate authority CANASTA_TLS_CA={}: {e}",
+                        path.to_string_lossy()
+                    ))
+                })?;
+                ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem))
+            }
+            None => ClientTlsConfig::new().with_webpki_roots(),
+        };
+        endpoint = endpoint
+            .tls_config(tls)
+            .map_err(|e| RemoteError(format!("cannot set up TLS for {addr}: {e}")))?;
+    }
+    let channel = endpoint
         .connect_timeout(Duration::from_secs(5))
         .connect()
         .await
         .map_err(|e| {
+            // The transport's own message is vague ("transport error"): the causes say what
+            // failed, e.g. a refused connection or an untrusted certificate.
+            let mut why = e.to_string();
+            let mut cause = std::error::Error::source(&e);
+            while let Some(c) = cause {
+                let text = c.to_string();
+                if !why.contains(&text) {
+                    why = format!("{why}: {text}");
+                }
+                cause = c.source();
+            }
             RemoteError(format!(
-                "cannot reach the server at {addr}: {e} (start one with `cargo run --release -p canasta-server`, or pass --server)"
+                "cannot reach the server at {addr}: {why} (start one with `cargo run --release -p canasta-server`, or pass --server)"
             ))
         })?;
     Ok(CanastaServiceClient::new(channel))

@@ -55,6 +55,7 @@ fn every_subcommand_has_help_and_bad_usage_exits_2() {
         &["export"],
         &["replay"],
         &["demo"],
+        &["loadtest"],
     ] {
         let mut args: Vec<&str> = sub.to_vec();
         args.push("--help");
@@ -306,4 +307,63 @@ fn demo_shows_a_deal_and_its_score() {
     assert!(text.contains("the match begins"));
     assert!(text.contains("deal 1 ends"));
     assert!(text.contains("1 deal(s) played"));
+}
+
+#[test]
+fn loadtest_reports_consistent_counts() {
+    let o = canasta(&[
+        "loadtest",
+        "--games",
+        "4",
+        "--duration",
+        "2s",
+        "--bots",
+        "random",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["server"], "in-process sqlite");
+    assert_eq!(r["concurrent_games"], 4);
+    let actions = r["actions"].as_u64().unwrap();
+    assert!(actions > 0, "{r}");
+    assert!(r["games_started"].as_u64().unwrap() >= 4, "{r}");
+    assert!(r["games_finished"].as_u64().unwrap() <= r["games_started"].as_u64().unwrap());
+    assert_eq!(r["errors"], serde_json::json!({}), "{r}");
+    let l = &r["latency_us"];
+    // Every acknowledged action's event was seen, except those in flight when the time ran out.
+    let count = l["count"].as_u64().unwrap();
+    assert!(count > 0 && count <= actions, "{r}");
+    let p = |k: &str| l[k].as_u64().unwrap();
+    assert!(
+        p("p50") <= p("p90") && p("p90") <= p("p99") && p("p99") <= p("max"),
+        "{r}"
+    );
+    assert!(r["memory"]["vm_rss_kib"].as_u64().unwrap() > 0, "{r}");
+}
+
+#[test]
+fn loadtest_measures_idle_games_and_stays_on_loopback() {
+    let o = canasta(&["loadtest", "--idle-games", "200", "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["idle_games"], 200);
+    assert_eq!(r["players"], 4);
+    let before = r["rss_before_kib"].as_u64().unwrap();
+    let after = r["rss_after_kib"].as_u64().unwrap();
+    assert_eq!(
+        r["bytes_per_game"].as_u64().unwrap(),
+        after.saturating_sub(before) * 1024 / 200
+    );
+    let o = canasta(&[
+        "loadtest",
+        "--server",
+        "192.0.2.1:50051",
+        "--duration",
+        "1s",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a loopback address"));
+    let o = canasta(&["loadtest", "--games", "0"]);
+    assert_eq!(o.status.code(), Some(1));
 }

@@ -1,92 +1,92 @@
-//! Random self-play: the engine's speed at enumerating, choosing and applying legal actions.
+//! Self-play: the engine and its bots playing whole deals and matches, per rule set.
 //!
-//! `cargo bench -p canasta-engine --bench selfplay` reports, per case, the time of one batch of
-//! deals; the throughput lines give actions per second (elements) for 4 players under the
-//! official rules:
+//! `cargo bench -p canasta-engine --bench selfplay` runs, for each rule set of
+//! `common::presets` (official for 2, 4 and 6 players; wiener, samba and swiss for 4):
 //!
-//! - `engine`: the referee's loop: list the legal actions, pick one uniformly, apply it;
-//! - `bots`: the same through the `Bot` trait, with the seat's view rebuilt for every action,
-//!   as an in-process match runs it.
+//! - `random_actions/<preset>`: the referee's loop with uniform random choices over 100
+//!   seeded deals (list the legal actions, pick one, apply it with the full check). Throughput
+//!   in elements = **actions** applied: the figure is actions/s.
+//! - `random_deals/<preset>`: the same loop, throughput in elements = **deals**: deals/s.
+//! - `random_bots/<preset>`: 100 seeded deals played by random bots as an in-process match
+//!   plays them (the seat's view refreshed, the bot asked, the action applied). Elements =
+//!   **actions**.
+//! - `greedy_turns/<preset>`: 10 whole matches (to the preset's target score: 5000 for
+//!   official) between greedy bots in every seat, as an in-process match plays them.
+//!   Throughput in elements = **turns** (a seat's whole turn, from its draw to its discard or
+//!   going out): turns/s.
+//! - `greedy_matches/<preset>`: the same matches, throughput in elements = **matches**:
+//!   matches/s.
+//!
+//! Before measuring, each case prints what one iteration plays (actions, turns, deals,
+//! matches), from which the other rates follow. One thread: every figure is for one core.
+
+mod common;
 
 use std::hint::black_box;
 
-use canasta_engine::bot::{Bot, RandomBot};
-use canasta_engine::rng::Xoshiro256;
-use canasta_engine::{Action, Game, Preset, RuleSpec, Setup, Viewer};
+use common::{bot_matches, greedy_bots, presets, random_bots, random_deals, setups};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
-const DEALS: u64 = 200;
+/// Deals per iteration of the random benchmarks.
+const RANDOM_DEALS: u64 = 100;
+/// Matches per iteration of the greedy benchmarks.
+const GREEDY_MATCHES: u64 = 10;
+/// A bound on a greedy match's deals (none comes near it).
+const MAX_DEALS: usize = 200;
 
-fn setups(players: u8) -> Vec<Setup> {
-    (0..DEALS)
-        .map(|seed| Setup::seeded(RuleSpec::new(Preset::Official, players), seed))
-        .collect()
-}
-
-/// Plays one deal per setup with the referee's loop; returns the number of actions.
-fn engine_loop(setups: &[Setup], rng: &mut Xoshiro256) -> u64 {
-    let mut actions: Vec<Action> = Vec::new();
-    let mut events = Vec::new();
-    let mut n = 0;
-    for setup in setups {
-        let mut game = Game::new(setup).unwrap();
-        while game.history().is_empty() {
-            let seat = game.to_act().unwrap();
-            actions.clear();
-            game.legal_actions(&mut actions);
-            let action = actions.swap_remove(rng.below(actions.len() as u64) as usize);
-            events.clear();
-            game.apply_into(seat, &action, &mut events).unwrap();
-            n += 1;
-        }
+fn random(c: &mut Criterion) {
+    for (name, spec) in presets() {
+        let setups = setups(&spec, RANDOM_DEALS);
+        let played = random_deals(&setups, 1);
+        eprintln!("random {name}: one iteration plays {played:?}");
+        let mut group = c.benchmark_group("random_actions");
+        group.throughput(Throughput::Elements(played.actions));
+        group.bench_function(name, |b| b.iter(|| black_box(random_deals(&setups, 1))));
+        group.finish();
+        let mut group = c.benchmark_group("random_deals");
+        group.throughput(Throughput::Elements(played.deals));
+        group.bench_function(name, |b| b.iter(|| black_box(random_deals(&setups, 1))));
+        group.finish();
+        let mut bots = random_bots(spec.players);
+        let played = bot_matches(&setups, &mut bots, 1);
+        eprintln!("random bots {name}: one iteration plays {played:?}");
+        let mut group = c.benchmark_group("random_bots");
+        group.throughput(Throughput::Elements(played.actions));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let mut bots = random_bots(spec.players);
+                black_box(bot_matches(&setups, &mut bots, 1))
+            })
+        });
+        group.finish();
     }
-    n
 }
 
-/// Plays one deal per setup through the `Bot` trait and seat views.
-fn bot_loop(setups: &[Setup], bot: &mut RandomBot) -> u64 {
-    let mut events = Vec::new();
-    let mut n = 0;
-    let mut view = Game::new(&setups[0]).unwrap().view(Viewer::Spectator);
-    for setup in setups {
-        let mut game = Game::new(setup).unwrap();
-        while game.history().is_empty() {
-            let seat = game.to_act().unwrap();
-            game.view_into(Viewer::Seat(seat), &mut view);
-            let action = bot.choose(&view, &view.legal().unwrap());
-            events.clear();
-            game.apply_into(seat, &action, &mut events).unwrap();
-            n += 1;
-        }
+fn greedy(c: &mut Criterion) {
+    for (name, spec) in presets() {
+        let setups = setups(&spec, GREEDY_MATCHES);
+        let mut bots = greedy_bots(spec.players);
+        let played = bot_matches(&setups, &mut bots, MAX_DEALS);
+        assert_eq!(played.matches, GREEDY_MATCHES, "{name}: every match ends");
+        eprintln!("greedy {name}: one iteration plays {played:?}");
+        let mut group = c.benchmark_group("greedy_turns");
+        group.throughput(Throughput::Elements(played.turns));
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(bot_matches(&setups, &mut bots, MAX_DEALS)))
+        });
+        group.finish();
+        let mut group = c.benchmark_group("greedy_matches");
+        group.throughput(Throughput::Elements(played.matches));
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(bot_matches(&setups, &mut bots, MAX_DEALS)))
+        });
+        group.finish();
     }
-    n
 }
 
-fn selfplay(c: &mut Criterion) {
-    let setups = setups(4);
-    // Count the actions of the batch once, to report throughput in actions.
-    let actions = engine_loop(&setups, &mut Xoshiro256::seed_from_u64(1));
-    let mut group = c.benchmark_group("random_selfplay_4p_official");
-    group.throughput(Throughput::Elements(actions));
-    group.sample_size(20);
-    group.bench_function("engine", |b| {
-        b.iter(|| black_box(engine_loop(&setups, &mut Xoshiro256::seed_from_u64(1))))
-    });
-    let bot_actions = bot_loop(&setups, &mut RandomBot::new(1));
-    group.throughput(Throughput::Elements(bot_actions));
-    group.bench_function("bots", |b| {
-        b.iter(|| black_box(bot_loop(&setups, &mut RandomBot::new(1))))
-    });
-    group.finish();
-
-    let mut deals = c.benchmark_group("random_selfplay_4p_official_deals");
-    deals.throughput(Throughput::Elements(DEALS));
-    deals.sample_size(20);
-    deals.bench_function("engine", |b| {
-        b.iter(|| black_box(engine_loop(&setups, &mut Xoshiro256::seed_from_u64(1))))
-    });
-    deals.finish();
+criterion_group! {
+    name = benches;
+    config = common::config();
+    targets = random, greedy
 }
-
-criterion_group!(benches, selfplay);
 criterion_main!(benches);

@@ -87,7 +87,16 @@ pub enum SetupError {
         /// Sides in the game.
         sides: u8,
     },
+    /// A start score beyond [`MAX_START_SCORE`] either way.
+    StartScoreRange {
+        /// The score given.
+        score: i32,
+    },
 }
+
+/// The largest start score, either way: far beyond any match, and far enough from the limits
+/// of `i32` that adding deal scores can never overflow.
+pub const MAX_START_SCORE: i32 = 1_000_000;
 
 impl SetupError {
     /// A stable machine-readable code.
@@ -96,7 +105,9 @@ impl SetupError {
             SetupError::Rules(e) => e.code(),
             SetupError::CardOrder { .. } => "BAD_CARD_ORDER",
             SetupError::FirstDealer { .. } => "BAD_FIRST_DEALER",
-            SetupError::StartScores { .. } => "BAD_START_SCORES",
+            SetupError::StartScores { .. } | SetupError::StartScoreRange { .. } => {
+                "BAD_START_SCORES"
+            }
         }
     }
 }
@@ -116,6 +127,10 @@ impl fmt::Display for SetupError {
             SetupError::StartScores { given, sides } => write!(
                 f,
                 "{given} start scores are given for {sides} sides: give one per side, or none"
+            ),
+            SetupError::StartScoreRange { score } => write!(
+                f,
+                "start score {score} is out of range: give scores from -{MAX_START_SCORE} to {MAX_START_SCORE}"
             ),
         }
     }
@@ -201,6 +216,13 @@ impl Game {
                     given: setup.start_scores.len(),
                     sides: table.sides(),
                 });
+            }
+            if let Some(&score) = setup
+                .start_scores
+                .iter()
+                .find(|s| s.unsigned_abs() > MAX_START_SCORE as u32)
+            {
+                return Err(SetupError::StartScoreRange { score });
             }
             scores[..setup.start_scores.len()].copy_from_slice(&setup.start_scores);
         }
@@ -867,8 +889,8 @@ impl Game {
         self.begin_turn(ev);
     }
 
-    fn end_deal(&mut self, end: DealEnd, ev: &mut Vec<Event>) {
-        let facts = DealFacts {
+    fn deal_facts(&self, end: DealEnd) -> DealFacts<'_> {
+        DealFacts {
             rules: &self.rules,
             table: &self.table,
             hands: &self.d.hands,
@@ -877,8 +899,21 @@ impl Game {
             side_melded: &self.d.side_melded,
             penalties: &self.d.penalties,
             end,
-        };
-        let score = score_deal(self.deal_no, &facts, &mut self.scores);
+        }
+    }
+
+    /// The current deal scored as if it ended now as `end` says, without ending it: what each
+    /// side would count (a running score for a display, or a what-if for a player program).
+    /// The cumulative totals in the report include it; the game's scores do not change.
+    pub fn score_as_if(&self, end: DealEnd) -> DealScore {
+        let mut cumulative = self.scores;
+        score_deal(self.deal_no, &self.deal_facts(end), &mut cumulative)
+    }
+
+    fn end_deal(&mut self, end: DealEnd, ev: &mut Vec<Event>) {
+        let mut scores = self.scores;
+        let score = score_deal(self.deal_no, &self.deal_facts(end), &mut scores);
+        self.scores = scores;
         let hands = self.d.hands[..self.table.players() as usize].to_vec();
         self.history.push(score.clone());
         ev.push(Event::DealEnded(Box::new(DealFinish { score, hands })));
@@ -1018,3 +1053,40 @@ impl fmt::Display for ReplayError {
 }
 
 impl std::error::Error for ReplayError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bot::RandomBot;
+    use crate::rules::Preset;
+
+    // Scoring a deal as if it ended changes nothing, and gives the report the deal's end gives
+    // when it ends that way with nothing laid (a declined pile).
+    #[test]
+    fn score_as_if_is_the_report_of_the_end() {
+        let mut declined = 0;
+        for seed in 0..40 {
+            let spec = RuleSpec::new(Preset::Official, 4);
+            let mut game = Game::new(&Setup::seeded(spec, seed)).unwrap();
+            let mut bot = RandomBot::new(seed);
+            while game.history().is_empty() {
+                let seat = game.to_act().unwrap();
+                let action = bot.pick(&game.legal().unwrap());
+                let end = DealEnd::StockExhausted { seat };
+                let before = game.state_hash();
+                let expected = game.score_as_if(end);
+                assert_eq!(game.state_hash(), before);
+                for side in &expected.sides {
+                    assert_eq!(side.total, side.sum_of_items());
+                    assert_eq!(side.cumulative, side.total, "the first deal");
+                }
+                game.apply(seat, &action).unwrap();
+                if action == Action::DeclinePile {
+                    assert_eq!(game.history(), [expected]);
+                    declined += 1;
+                }
+            }
+        }
+        assert!(declined > 0, "no deal ended with a declined pile");
+    }
+}

@@ -279,20 +279,35 @@ pub fn check_group_counts(
     Ok(())
 }
 
+/// True if `card` (not a red three) may belong to a meld of `kind`: [`check_fits`] for one
+/// card, without building an error.
+pub fn card_fits(kind: MeldKind, card: Card) -> bool {
+    match kind {
+        MeldKind::Group(rank) => card.is_wild() || card.rank() == rank,
+        // check_shape counts the black threes and refuses anything else.
+        MeldKind::BlackThrees => true,
+        MeldKind::Sequence(suit) => card.is_natural() && card.suit() == Some(suit),
+        MeldKind::Wild => card.is_wild(),
+    }
+}
+
 /// Checks that every card of `cards` may belong to a meld of `kind`.
 pub fn check_fits(kind: MeldKind, cards: &CardCounts) -> Result<(), RuleError> {
+    // Groups and wild melds counted at once; the card-by-card loop below names the card that
+    // does not fit.
+    let fitting = match kind {
+        MeldKind::Group(rank) => Some(cards.rank_count(rank) as usize + cards.wilds() as usize),
+        MeldKind::Wild => Some(cards.wilds() as usize),
+        _ => None,
+    };
+    if fitting == Some(cards.len()) && cards.red_threes() == 0 {
+        return Ok(());
+    }
     for card in cards.iter() {
         if card.is_red_three() {
             return Err(RuleError::RedThree);
         }
-        let fits = match kind {
-            MeldKind::Group(rank) => card.is_wild() || card.rank() == rank,
-            // check_shape counts the black threes and refuses anything else.
-            MeldKind::BlackThrees => true,
-            MeldKind::Sequence(suit) => card.is_natural() && card.suit() == Some(suit),
-            MeldKind::Wild => card.is_wild(),
-        };
-        if !fits {
+        if !card_fits(kind, card) {
             return Err(match kind {
                 MeldKind::Group(rank) => RuleError::WrongRank { rank, card },
                 MeldKind::Wild => RuleError::NotWild { card },

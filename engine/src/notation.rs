@@ -129,10 +129,15 @@ fn spec(text: &str) -> Result<MeldSpec, NotationError> {
 }
 
 fn batch(text: &str) -> Result<MeldBatch, NotationError> {
-    text.split(';')
-        .filter(|s| !s.trim().is_empty())
-        .map(spec)
-        .collect()
+    let mut out = MeldBatch::new();
+    for s in text.split(';') {
+        let spec = spec(s)?;
+        // A new meld of no cards (`;;`, `, ;`) is no spec at all: it would print as nothing.
+        if spec.target != MeldTarget::New || !spec.cards.is_empty() {
+            out.push(spec);
+        }
+    }
+    Ok(out)
 }
 
 /// Reads an action in the notation.
@@ -227,6 +232,24 @@ mod tests {
         assert!(parse_action("fly away").is_err());
         assert!(parse_action("meld x: KS").is_err());
         assert!(parse_action("discard").is_err());
+    }
+
+    /// Regression (found by fuzzing): a spec of separators only (`out ,`) was read as a new
+    /// meld of no cards, which prints as nothing, so the text did not read back the same.
+    #[test]
+    fn specs_of_separators_only_are_no_specs() {
+        for text in ["out ,", "out , ; ,", "meld KS KH KD; ,", "take KS KH; , ;"] {
+            let a = parse_action(text).unwrap();
+            assert_eq!(parse_action(&to_notation(&a)), Ok(a.clone()), "{text}");
+        }
+        assert_eq!(
+            parse_action("out ,"),
+            Ok(Action::GoOut {
+                melds: MeldBatch::new(),
+                discard: None
+            })
+        );
+        assert!(parse_action("meld ,").is_err(), "a meld of nothing");
     }
 
     #[test]

@@ -747,7 +747,8 @@ impl Rules {
             && decks != rules.decks
         {
             rules.red_three_scores = default_red_three_scores(preset, decks);
-            rules.black_three_meld_max = rules.black_three_meld_max.min(decks * 2);
+            // Saturating: `check` refuses a deck count out of range below, with its reason.
+            rules.black_three_meld_max = rules.black_three_meld_max.min(decks.saturating_mul(2));
         }
         if o.wild_canastas == Some(true) && preset == Preset::Samba && o.jokers.is_none() {
             // The Samba supplement plays wild canastas with three more jokers (R-SAMBA-9).
@@ -1124,6 +1125,20 @@ mod tests {
             again.options.set(name, &value).unwrap();
         }
         assert_eq!(Rules::new(&again), Ok(rules));
+    }
+
+    /// Regression (found by fuzzing): a deck count over 127 overflowed while the black-three
+    /// limit was derived from it, a panic in debug builds, before it could be refused.
+    #[test]
+    fn huge_deck_counts_are_refused_not_overflowed() {
+        for decks in ["128", "200", "255"] {
+            let spec = RuleSpec::new(Preset::Official, 4)
+                .with("decks", decks)
+                .unwrap();
+            let e = Rules::new(&spec).unwrap_err();
+            assert_eq!(e.code(), "OPTION_CONFLICT", "{e}");
+            assert!(e.to_string().contains(&format!("decks={decks}")), "{e}");
+        }
     }
 
     #[test]

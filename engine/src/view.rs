@@ -151,14 +151,10 @@ impl Game {
     }
 
     /// Refreshes `out` as the view of `viewer`, reusing its buffers: the way to build views in
-    /// a loop without allocating.
+    /// a loop without allocating. Works on a view of any game: every field is replaced.
     pub fn view_into(&self, viewer: Viewer, out: &mut View) {
         let table = self.table();
-        if out.rules != *self.rules() {
-            // A view of another game: its sides' members do not apply.
-            out.sides.clear();
-            out.rules = *self.rules();
-        }
+        out.rules = *self.rules();
         out.viewer = viewer;
         out.deal = self.deal_number();
         out.phase = self.phase();
@@ -167,26 +163,52 @@ impl Game {
         out.dealer = self.dealer();
         out.play_order.clear();
         out.play_order.extend_from_slice(self.play_order());
-        out.seats.clear();
+        let playing = self
+            .play_order()
+            .iter()
+            .fold(0u32, |all, s| all | 1 << s.index());
+        // Seats are refreshed in place; a seat that changes side (a view of another game)
+        // means the sides' members must be listed again.
+        let players = table.players() as usize;
+        let mut seating_changed = out.seats.len() != players;
+        out.seats.truncate(players);
         for seat in table.seats() {
+            let side = table.side_of(seat);
+            if out.seats.len() <= seat.index() {
+                out.seats.push(SeatView {
+                    seat,
+                    side,
+                    playing: false,
+                    hand_len: 0,
+                    hand: None,
+                    red_threes: CardCounts::new(),
+                    had_turn: false,
+                    melded_before: false,
+                });
+            }
+            // Field by field: no seat view is built and then copied.
+            let sv = &mut out.seats[seat.index()];
+            seating_changed |= sv.side != side;
             let hand = self.hand(seat);
-            out.seats.push(SeatView {
-                seat,
-                side: table.side_of(seat),
-                playing: self.play_order().contains(&seat),
-                hand_len: hand.len() as u32,
-                hand: viewer.sees_hand_of(seat).then_some(*hand),
-                red_threes: *self.red_threes(seat),
-                had_turn: self.had_turn(seat),
-                melded_before: self.melded_before(seat),
-            });
+            sv.seat = seat;
+            sv.side = side;
+            sv.playing = playing & (1 << seat.index()) != 0;
+            sv.hand_len = hand.len() as u32;
+            if viewer.sees_hand_of(seat) {
+                sv.hand = Some(*hand);
+            } else {
+                sv.hand = None;
+            }
+            sv.red_threes = *self.red_threes(seat);
+            sv.had_turn = self.had_turn(seat);
+            sv.melded_before = self.melded_before(seat);
         }
         out.sides.truncate(table.sides() as usize);
         for s in 0..table.sides() {
             let side = Side(s);
             let melds = self.melds(side);
             let fill = |sv: &mut SideView| {
-                if sv.side != side || sv.members.is_empty() {
+                if seating_changed || sv.side != side {
                     sv.side = side;
                     sv.members = table.members(side).collect();
                 }
@@ -219,9 +241,16 @@ impl Game {
         out.pile_frozen = self.pile_frozen();
         out.pile_blocked = self.pile_blocked();
         out.stock_len = self.stock().len() as u32;
-        out.stock = (viewer == Viewer::Referee).then(|| self.stock().to_vec());
+        if viewer == Viewer::Referee {
+            let stock = out.stock.get_or_insert_with(Vec::new);
+            stock.clear();
+            stock.extend_from_slice(self.stock());
+        } else {
+            out.stock = None;
+        }
         out.turn = self.turn_flags();
-        if out.last_deal.as_ref().map(|d| d.deal) != self.history().last().map(|d| d.deal) {
+        // Compared whole: a view of another game may hold a report of the same deal number.
+        if out.last_deal.as_ref() != self.history().last() {
             out.last_deal = self.history().last().cloned();
         }
         out.deals_played = self.history().len() as u32;
@@ -305,5 +334,55 @@ pub fn redact_in_place(event: &mut Event, viewer: Viewer) {
         | Event::PileDeclined { .. }
         | Event::DealEnded(_)
         | Event::MatchEnded { .. } => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bot::RandomBot;
+    use crate::game::Setup;
+    use crate::rules::{Preset, RuleSpec};
+
+    /// Plays `deals` deals of a seeded game with a random bot, refreshing `view` (last used for
+    /// any other game) for every viewer before each action: it must equal a fresh view.
+    fn check_reuse(spec: RuleSpec, seed: u64, deals: usize, view: &mut View) {
+        let mut game = Game::new(&Setup::seeded(spec, seed)).unwrap();
+        let mut bot = RandomBot::new(seed);
+        while game.history().len() < deals && game.winner().is_none() {
+            let seat = game.to_act().unwrap();
+            let viewers = [Viewer::Seat(seat), Viewer::Spectator, Viewer::Referee];
+            for viewer in viewers
+                .into_iter()
+                .chain(game.table().seats().map(Viewer::Seat))
+            {
+                game.view_into(viewer, view);
+                assert_eq!(*view, game.view(viewer), "{viewer:?}");
+            }
+            let action = bot.pick(&game.legal().unwrap());
+            game.apply(seat, &action).unwrap();
+        }
+    }
+
+    // A view reused across games (other rules, other seating, the same deal numbers) holds
+    // nothing of the game it showed before.
+    #[test]
+    fn a_reused_view_equals_a_fresh_view() {
+        let six_in_teams = RuleSpec::new(Preset::Official, 6)
+            .with("six_players", "two_teams_of_three")
+            .unwrap();
+        let mut view = Game::new(&Setup::seeded(RuleSpec::new(Preset::Samba, 4), 9))
+            .unwrap()
+            .view(Viewer::Referee);
+        for (spec, seed) in [
+            (RuleSpec::new(Preset::Official, 4), 1),
+            (RuleSpec::new(Preset::Official, 4), 2),
+            (RuleSpec::new(Preset::Official, 6), 3),
+            (six_in_teams, 4),
+            (RuleSpec::new(Preset::Samba, 2), 5),
+            (RuleSpec::new(Preset::Official, 4), 1),
+        ] {
+            check_reuse(spec, seed, 2, &mut view);
+        }
     }
 }

@@ -4,8 +4,8 @@
 mod common;
 use canasta_engine::rules::OPTION_DOCS;
 use canasta_engine::{
-    Action, Arrangement, CanastaKind, DealEnd, DealScore, Event, Game, MeldKind, MeldTarget, Phase,
-    Preset, RuleSpec, Rules, RulesError, Seat, Setup, Side, SideScore,
+    Action, Arrangement, CanastaKind, DealEnd, Event, Game, MeldKind, MeldTarget, Phase, Preset,
+    RuleSpec, Rules, RulesError, Seat, Setup, Side, SideScore,
 };
 use common::*;
 
@@ -54,36 +54,6 @@ fn conflict(preset: Preset, players: u8, options: &[(&str, &str)]) -> String {
     assert_eq!(setup_err.code(), "OPTION_CONFLICT");
     assert_eq!(setup_err.to_string(), err.to_string());
     err.to_string()
-}
-
-/// The seats in turn draw from the stock and discard the card drawn.
-fn pass(g: &mut Game, seats: &[u8]) {
-    for &s in seats {
-        let events = act(g, s, Action::DrawStock);
-        let drawn = events
-            .iter()
-            .find_map(|e| match e {
-                Event::Drew {
-                    seat,
-                    cards: Some(c),
-                    ..
-                } if seat.0 == s => Some(c[0]),
-                _ => None,
-            })
-            .expect("a Drew event");
-        act(g, s, Action::Discard { card: drawn });
-    }
-}
-
-/// The score report in the events (the DealEnded event).
-fn deal_ended(events: &[Event]) -> DealScore {
-    events
-        .iter()
-        .find_map(|e| match e {
-            Event::DealEnded(f) => Some(f.score.clone()),
-            _ => None,
-        })
-        .expect("a DealEnded event")
 }
 
 /// The value of the cards in a seat's hand.

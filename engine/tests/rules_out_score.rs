@@ -2,51 +2,10 @@
 mod common;
 use canasta_engine::legal::Ask;
 use canasta_engine::{
-    Action, Arrangement, DealEnd, DealScore, Event, Game, Phase, RuleSpec, Rules, Seat, Setup,
-    Side, SideScore, Viewer, redact,
+    Action, Arrangement, DealEnd, Event, Game, Phase, RuleSpec, Rules, Seat, Setup, Side,
+    SideScore, Viewer, redact,
 };
 use common::*;
-
-/// The seats in turn draw from the stock and discard the card drawn.
-fn pass(g: &mut Game, seats: &[u8]) {
-    for &s in seats {
-        let events = act(g, s, Action::DrawStock);
-        let drawn = events
-            .iter()
-            .find_map(|e| match e {
-                Event::Drew {
-                    seat,
-                    cards: Some(c),
-                    ..
-                } if seat.0 == s => Some(c[0]),
-                _ => None,
-            })
-            .expect("a Drew event");
-        act(g, s, Action::Discard { card: drawn });
-    }
-}
-
-/// The score report in the events (the DealEnded event).
-fn deal_ended(events: &[Event]) -> DealScore {
-    events
-        .iter()
-        .find_map(|e| match e {
-            Event::DealEnded(f) => Some(f.score.clone()),
-            _ => None,
-        })
-        .expect("a DealEnded event")
-}
-
-/// The `concealed` flag of the WentOut event.
-fn went_out_concealed(events: &[Event]) -> bool {
-    events
-        .iter()
-        .find_map(|e| match e {
-            Event::WentOut { concealed, .. } => Some(*concealed),
-            _ => None,
-        })
-        .expect("a WentOut event")
-}
 
 /// Seat 0 lays six kings (meld 0) and three queens (meld 1) in its first turn and keeps QC KC;
 /// seats 1 to 3 draw and discard. Seat 0 is then to draw `draw`; the stock goes on with `more`.

@@ -3,25 +3,6 @@ mod common;
 use canasta_engine::{Action, Event, Game, Phase, Seat, Side, Viewer, redact};
 use common::*;
 
-/// The seat draws from the stock and discards the card it drew.
-fn pass(g: &mut Game, seats: &[u8]) {
-    for &s in seats {
-        let events = act(g, s, Action::DrawStock);
-        let drawn = events
-            .iter()
-            .find_map(|e| match e {
-                Event::Drew {
-                    seat,
-                    cards: Some(c),
-                    ..
-                } if seat.0 == s => Some(c[0]),
-                _ => None,
-            })
-            .expect("a Drew event");
-        act(g, s, Action::Discard { card: drawn });
-    }
-}
-
 /// Seat 0 opens with three kings and three nines (drawing 4H and discarding it), seat 1 draws
 /// 10S and discards `d1`, seat 2 draws 10H and discards it, seat 3 draws 10D and discards `d3`.
 /// Seat 0 (side 0, melded: meld 0 = kings, meld 1 = nines) is then to draw, holding

@@ -49,17 +49,6 @@ fn pass(g: &mut Game, seats: &[u8]) {
     }
 }
 
-/// The score report in the events (the DealEnded event).
-fn deal_ended(events: &[Event]) -> DealScore {
-    events
-        .iter()
-        .find_map(|e| match e {
-            Event::DealEnded(f) => Some(f.score.clone()),
-            _ => None,
-        })
-        .expect("a DealEnded event")
-}
-
 /// The value of the cards a seat held when the deal ended, from the DealEnded event.
 fn finish_hand_value(events: &[Event], seat: usize) -> i32 {
     events
@@ -69,17 +58,6 @@ fn finish_hand_value(events: &[Event], seat: usize) -> i32 {
             _ => None,
         })
         .expect("a DealEnded event")
-}
-
-/// The `concealed` flag of the WentOut event.
-fn went_out_concealed(events: &[Event]) -> bool {
-    events
-        .iter()
-        .find_map(|e| match e {
-            Event::WentOut { concealed, .. } => Some(*concealed),
-            _ => None,
-        })
-        .expect("a WentOut event")
 }
 
 /// Seat 1's hand for deals that seat 1 ends by going out concealed in its first turn: with the

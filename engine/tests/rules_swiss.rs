@@ -2,10 +2,9 @@
 //! difference from `official`, with the rule ids it changes (R-DEAL-6, R-DEAL-2, R-INIT-1,
 //! R-MELD-1, R-MELD-2, R-TURN-4, R-PILE-5, R-OUT-1, R-OUT-4, R-RED-5, R-SCORE-2).
 mod common;
-use canasta_engine::event::DealStart;
 use canasta_engine::{
-    Action, Arrangement, CanastaKind, DealScore, Event, Game, MeldKind, MeldSpec, MeldTarget,
-    Phase, Preset, Rank, RuleSpec, Rules, Seat, Setup, Side,
+    Action, Arrangement, CanastaKind, Event, Game, MeldKind, MeldSpec, MeldTarget, Phase, Preset,
+    Rank, RuleSpec, Rules, Seat, Setup, Side,
 };
 use common::*;
 
@@ -22,58 +21,6 @@ fn swiss(players: u8, hands: &[&str], pile: &str, stock: &str) -> Game {
         stock,
         vec![],
     )
-}
-
-/// The seats in turn draw from the stock and discard the card drawn.
-fn pass(g: &mut Game, seats: &[u8]) {
-    for &s in seats {
-        let events = act(g, s, Action::DrawStock);
-        let drawn = events
-            .iter()
-            .find_map(|e| match e {
-                Event::Drew {
-                    seat,
-                    cards: Some(c),
-                    ..
-                } if seat.0 == s => Some(c[0]),
-                _ => None,
-            })
-            .expect("a Drew event");
-        act(g, s, Action::Discard { card: drawn });
-    }
-}
-
-/// The score report in the events (the DealEnded event).
-fn deal_ended(events: &[Event]) -> DealScore {
-    events
-        .iter()
-        .find_map(|e| match e {
-            Event::DealEnded(f) => Some(f.score.clone()),
-            _ => None,
-        })
-        .expect("a DealEnded event")
-}
-
-/// The first DealStarted event.
-fn deal_started(events: &[Event]) -> DealStart {
-    events
-        .iter()
-        .find_map(|e| match e {
-            Event::DealStarted(d) => Some((**d).clone()),
-            _ => None,
-        })
-        .expect("a DealStarted event")
-}
-
-/// The `concealed` flag of the WentOut event.
-fn went_out_concealed(events: &[Event]) -> bool {
-    events
-        .iter()
-        .find_map(|e| match e {
-            Event::WentOut { concealed, .. } => Some(*concealed),
-            _ => None,
-        })
-        .expect("a WentOut event")
 }
 
 /// The `blocks` flag of the seat's Discarded event.

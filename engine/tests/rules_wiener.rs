@@ -26,47 +26,6 @@ fn official(players: u8, hands: &[&str], pile: &str, stock: &str) -> Game {
     arranged(players, &[], hands, pile, stock)
 }
 
-/// The seats in turn draw from the stock and discard the card drawn.
-fn pass(g: &mut Game, seats: &[u8]) {
-    for &s in seats {
-        let events = act(g, s, Action::DrawStock);
-        let drawn = events
-            .iter()
-            .find_map(|e| match e {
-                Event::Drew {
-                    seat,
-                    cards: Some(c),
-                    ..
-                } if seat.0 == s => Some(c[0]),
-                _ => None,
-            })
-            .expect("a Drew event");
-        act(g, s, Action::Discard { card: drawn });
-    }
-}
-
-/// The score report in the events (the DealEnded event).
-fn deal_ended(events: &[Event]) -> DealScore {
-    events
-        .iter()
-        .find_map(|e| match e {
-            Event::DealEnded(f) => Some(f.score.clone()),
-            _ => None,
-        })
-        .expect("a DealEnded event")
-}
-
-/// The `concealed` flag of the WentOut event.
-fn went_out_concealed(events: &[Event]) -> bool {
-    events
-        .iter()
-        .find_map(|e| match e {
-            Event::WentOut { concealed, .. } => Some(*concealed),
-            _ => None,
-        })
-        .expect("a WentOut event")
-}
-
 /// The `blocks` flag of the seat's Discarded event.
 fn discard_blocks(events: &[Event], s: u8) -> bool {
     events

@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 
 use canasta_engine::bot::{Bot, SafeBot};
 use canasta_engine::{
-    Action, Card, Event, Game, Phase, RuleError, Rules, Seat, Setup, Side, Viewer, redact,
+    Action, Event, Game, Phase, RuleError, Rules, Seat, Setup, Side, Viewer, redact,
 };
 use canasta_proto::convert::{
     self, ViewMeta, action_from_wire, action_to_wire, deal_score_to_wire, event_to_wire,
-    legal_to_wire, result_to_wire, rules_from_wire,
+    legal_to_wire, result_to_wire,
 };
 use canasta_proto::v1;
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -255,7 +255,9 @@ pub struct Actor {
     budget: Option<Duration>,
     policy: v1::TimeoutPolicy,
     deadline: Option<Instant>,
-    live: broadcast::Sender<Item>,
+    /// The live feed, only while someone watches: its buffer holds `watch_buffer` slots, far
+    /// more than an idle game should cost.
+    live: Option<broadcast::Sender<Item>>,
     watchers: Arc<Watchers>,
     summary: Arc<Mutex<v1::GameSummary>>,
     store: Store,
@@ -281,36 +283,13 @@ impl Actor {
         config: Arc<Config>,
         metrics: Arc<Metrics>,
     ) -> Result<Actor, ApiError> {
-        let rules = request
-            .rules
-            .as_ref()
-            .ok_or_else(|| ApiError::invalid("MISSING_FIELD", "rules", "rules is required"))?;
-        let spec = rules_from_wire(rules)?;
-        let card_orders = request
-            .card_orders
-            .iter()
-            .enumerate()
-            .map(|(i, o)| convert::card_list_from_wire(&o.cards, &format!("card_orders[{i}]")))
-            .collect::<Result<Vec<Vec<Card>>, _>>()?;
-        let first_dealer = request
-            .first_dealer
-            .map(|s| {
-                u8::try_from(s).map(Seat).map_err(|_| {
-                    ApiError::invalid(
-                        "BAD_FIRST_DEALER",
-                        "first_dealer",
-                        format!("first_dealer {s} is not a seat: choose 0 to players-1"),
-                    )
-                })
-            })
-            .transpose()?;
-        let setup = Setup {
-            rules: spec,
-            seed: request.seed.unwrap_or(0),
-            card_orders,
-            first_dealer,
-            start_scores: request.start_scores.clone(),
-        };
+        let setup = convert::setup_from_wire(
+            request.rules.as_ref(),
+            request.seed.unwrap_or(0),
+            &request.card_orders,
+            request.first_dealer,
+            &request.start_scores,
+        )?;
         let (game, opening) = Game::start(&setup)?;
         let tc = request.time_control.unwrap_or_default();
         let budget = (tc.move_budget_ms > 0).then(|| Duration::from_millis(tc.move_budget_ms));
@@ -324,7 +303,6 @@ impl Actor {
             ));
         }
         let players = game.rules().players as usize;
-        let (live, _) = broadcast::channel(config.watch_buffer.max(16));
         let actor = Actor {
             id,
             created_ms,
@@ -343,7 +321,7 @@ impl Actor {
             budget,
             policy,
             deadline: None,
-            live,
+            live: None,
             watchers: Arc::new(Watchers::default()),
             summary: Arc::new(Mutex::new(v1::GameSummary::default())),
             store,
@@ -460,8 +438,16 @@ impl Actor {
             kind,
         });
         self.log.push(event.clone());
-        // No receiver is fine: nobody watches.
-        let _ = self.live.send(Item::Event(event));
+        self.broadcast(Item::Event(event));
+    }
+
+    /// Sends to the watchers; frees the feed once the last one has gone.
+    fn broadcast(&mut self, item: Item) {
+        if let Some(live) = &self.live
+            && live.send(item).is_err()
+        {
+            self.live = None;
+        }
     }
 
     /// Stores a live entry, then applies it.
@@ -911,7 +897,7 @@ impl Actor {
     }
 
     /// Prompts the seat to act, if anyone watches that seat.
-    fn prompt_to_act(&self) {
+    fn prompt_to_act(&mut self) {
         let Some(seat) = self
             .game
             .to_act()
@@ -923,11 +909,15 @@ impl Actor {
             return;
         }
         if let Some(p) = self.prompt(seat) {
-            let _ = self.live.send(Item::Prompt(p));
+            self.broadcast(Item::Prompt(p));
         }
     }
 
-    fn subscribe(&self, token: Option<&Token>, after_seq: u64) -> Result<Subscription, ApiError> {
+    fn subscribe(
+        &mut self,
+        token: Option<&Token>,
+        after_seq: u64,
+    ) -> Result<Subscription, ApiError> {
         let viewer = self.viewer(token)?;
         let total = self.watchers.total.load(Ordering::Relaxed);
         if total >= self.config.max_watchers_per_game {
@@ -962,7 +952,10 @@ impl Actor {
         Ok(Subscription {
             viewer,
             backlog: self.log[after_seq as usize..].to_vec(),
-            live: self.live.subscribe(),
+            live: self
+                .live
+                .get_or_insert_with(|| broadcast::channel(self.config.watch_buffer.max(16)).0)
+                .subscribe(),
             prompt: seat.and_then(|s| self.prompt(Seat(s as u8))),
             after_seq,
             finished: self.status == Status::Finished,

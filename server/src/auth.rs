@@ -18,7 +18,8 @@ impl std::fmt::Debug for Token {
 }
 
 impl Token {
-    /// A fresh token: 128 random bits from the operating system's generator, as 32 hex digits.
+    /// A fresh token: 128 random bits from `rand`'s thread generator (a CSPRNG seeded by the
+    /// operating system), as 32 hex digits.
     pub fn generate() -> Token {
         Token(format!("{:032x}", rand::random::<u128>()))
     }
@@ -93,6 +94,23 @@ mod tests {
         assert!(!a.matches(&b));
         assert!(!a.matches(&Token("short".into())));
         assert_eq!(format!("{a:?}"), "Token(…)");
+    }
+
+    #[test]
+    fn comparison_visits_every_byte() {
+        // The comparison folds the XOR of every byte pair into one value and branches once at
+        // the end, so a difference at any position is caught the same way: the first byte, the
+        // last, and each between.
+        let a = Token::generate();
+        for i in 0..a.as_str().len() {
+            let mut bytes = a.as_str().as_bytes().to_vec();
+            bytes[i] = if bytes[i] == b'0' { b'1' } else { b'0' };
+            let b = Token(String::from_utf8(bytes).unwrap());
+            assert!(!a.matches(&b), "a difference at byte {i} is missed");
+            assert!(!b.matches(&a), "a difference at byte {i} is missed");
+        }
+        // Lengths are public (every token has 32 digits): a different length fails at once.
+        assert!(!a.matches(&Token(format!("{}0", a.as_str()))));
     }
 
     #[test]

@@ -47,6 +47,31 @@ pub struct Config {
     #[arg(long, env = "CANASTA_REQUESTS_PER_SECOND", default_value_t = 200.0)]
     pub requests_per_second: f64,
 
+    /// Requests per second one IP address may make without a seat token (creating, joining,
+    /// listing, spectating; bursts up to twice as many).
+    #[arg(
+        long,
+        env = "CANASTA_ADDRESS_REQUESTS_PER_SECOND",
+        default_value_t = 1000.0
+    )]
+    pub address_requests_per_second: f64,
+
+    /// Most watch streams one seat token may hold open.
+    #[arg(long, env = "CANASTA_MAX_WATCHERS_PER_TOKEN", default_value_t = 8)]
+    pub max_watchers_per_token: usize,
+
+    /// Most spectator watch streams (without a seat token) one IP address may hold open.
+    #[arg(long, env = "CANASTA_MAX_WATCHERS_PER_ADDRESS", default_value_t = 256)]
+    pub max_watchers_per_address: usize,
+
+    /// TLS certificate chain (PEM) to serve gRPC over TLS; needs --tls-key. Plaintext if unset.
+    #[arg(long, env = "CANASTA_TLS_CERT", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// TLS private key (PEM) of --tls-cert.
+    #[arg(long, env = "CANASTA_TLS_KEY", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
     /// Seconds between heartbeats on an idle watch stream.
     #[arg(long, env = "CANASTA_HEARTBEAT_SECS", default_value_t = 15.0)]
     pub heartbeat_secs: f64,
@@ -61,13 +86,59 @@ pub struct Config {
 }
 
 impl Config {
-    /// A configuration for tests: in memory, on a free loopback port, short heartbeats.
+    /// A configuration for tests: in memory, on a free loopback port. Every test client comes
+    /// from 127.0.0.1, so the per-address limits are raised out of reach; a test of a limit
+    /// lowers it.
     pub fn for_tests() -> Config {
-        Config::parse_from(["canasta-server", "--memory", "--listen", "127.0.0.1:0"])
+        Config::parse_from([
+            "canasta-server",
+            "--memory",
+            "--listen",
+            "127.0.0.1:0",
+            "--address-requests-per-second",
+            "1000000",
+            "--max-watchers-per-address",
+            "100000",
+            "--max-watchers-per-token",
+            "1000",
+        ])
     }
 
     /// The heartbeat period.
     pub fn heartbeat(&self) -> Duration {
         Duration::from_secs_f64(self.heartbeat_secs.max(0.01))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tls_takes_both_files_or_neither() {
+        let parse = |args: &[&str]| {
+            Config::try_parse_from(std::iter::once("canasta-server").chain(args.iter().copied()))
+        };
+        assert!(parse(&[]).unwrap().tls_cert.is_none());
+        let both = parse(&["--tls-cert", "c.pem", "--tls-key", "k.pem"]).unwrap();
+        assert_eq!(both.tls_cert, Some(PathBuf::from("c.pem")));
+        assert_eq!(both.tls_key, Some(PathBuf::from("k.pem")));
+        let err = parse(&["--tls-cert", "c.pem"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+        assert!(err.to_string().contains("--tls-key"), "{err}");
+        let err = parse(&["--tls-key", "k.pem"]).unwrap_err();
+        assert!(err.to_string().contains("--tls-cert"), "{err}");
+    }
+
+    #[test]
+    fn limits_have_defaults_and_tests_raise_the_per_address_ones() {
+        let defaults = Config::parse_from(["canasta-server"]);
+        assert_eq!(defaults.max_watchers_per_token, 8);
+        assert_eq!(defaults.max_watchers_per_address, 256);
+        assert_eq!(defaults.address_requests_per_second, 1000.0);
+        let tests = Config::for_tests();
+        assert_eq!(tests.max_watchers_per_address, 100_000);
+        assert_eq!(tests.address_requests_per_second, 1_000_000.0);
+        assert_eq!(tests.requests_per_second, defaults.requests_per_second);
     }
 }

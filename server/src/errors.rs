@@ -53,10 +53,19 @@ impl ApiError {
 
     /// NOT_FOUND for a game id.
     pub fn game_not_found(id: &str) -> ApiError {
+        // The id is echoed cut short: a huge one would not fit the status trailer, and the
+        // client would get a transport error instead of this one.
+        const SHOWN: usize = 64;
+        let shown: String = id.chars().take(SHOWN).collect();
+        let more = if id.chars().nth(SHOWN).is_some() {
+            "…"
+        } else {
+            ""
+        };
         ApiError::new(
             Code::NotFound,
             "GAME_NOT_FOUND",
-            format!("there is no game {id:?}: list the games with ListGames"),
+            format!("there is no game {shown:?}{more}: list the games with ListGames"),
         )
     }
 
@@ -104,7 +113,7 @@ impl From<SetupError> for ApiError {
             SetupError::Rules(_) => "rules",
             SetupError::CardOrder { .. } => "card_orders",
             SetupError::FirstDealer { .. } => "first_dealer",
-            SetupError::StartScores { .. } => "start_scores",
+            SetupError::StartScores { .. } | SetupError::StartScoreRange { .. } => "start_scores",
         };
         ApiError::invalid(e.code(), field, e.to_string())
     }

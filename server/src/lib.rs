@@ -56,6 +56,32 @@ fn incoming(
     })
 }
 
+/// The TLS settings of `--tls-cert` and `--tls-key`: none if neither is set, an error if only
+/// one is, or if a file cannot be read.
+pub fn tls_config(
+    config: &Config,
+) -> Result<Option<tonic::transport::ServerTlsConfig>, Box<dyn std::error::Error + Send + Sync>> {
+    let (cert, key) = match (&config.tls_cert, &config.tls_key) {
+        (None, None) => return Ok(None),
+        (Some(c), Some(k)) => (c, k),
+        _ => {
+            return Err(
+                "TLS needs both --tls-cert and --tls-key (PEM files); give both, or neither for plaintext"
+                    .into(),
+            );
+        }
+    };
+    let read = |what: &str, path: &std::path::Path| {
+        std::fs::read(path)
+            .map_err(|e| format!("cannot read the TLS {what} {}: {e}", path.display()))
+    };
+    let identity =
+        tonic::transport::Identity::from_pem(read("certificate", cert)?, read("key", key)?);
+    Ok(Some(
+        tonic::transport::ServerTlsConfig::new().identity(identity),
+    ))
+}
+
 /// Serves until `shutdown` completes: then ends every watch stream, finishes the requests in
 /// flight and closes storage. Every acknowledged action is already stored.
 pub async fn run(
@@ -101,7 +127,13 @@ pub async fn run(
         tracing::info!("shutting down: ending streams, finishing requests");
         let _ = stop.send(true);
     };
-    tonic::transport::Server::builder()
+    let mut server = tonic::transport::Server::builder();
+    if let Some(tls) = tls_config(&config)? {
+        server = server
+            .tls_config(tls)
+            .map_err(|e| format!("the TLS certificate or key is not usable: {e}"))?;
+    }
+    server
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

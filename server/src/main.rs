@@ -24,6 +24,9 @@ async fn main() -> ExitCode {
     };
     match listener.local_addr() {
         Ok(addr) => {
+            // One plain line on stdout, whatever the log settings, so that a script or a test
+            // that starts the server on port 0 learns the port it got.
+            println!("listening on {addr}");
             tracing::info!(%addr, db = %if config.memory { "memory".into() } else { config.db.display().to_string() }, "serving canasta.v1")
         }
         Err(e) => tracing::warn!(error = %e, "listening, address unknown"),

@@ -88,6 +88,20 @@ impl Registry {
                 Duration::from_secs(30),
             ));
         }
+        // An unknown policy is refused even without a budget (where it would never act), as
+        // every unknown enum value is; the actor checks the rest of the time control.
+        if let Some(tc) = &request.time_control
+            && v1::TimeoutPolicy::try_from(tc.policy).is_err()
+        {
+            return Err(ApiError::invalid(
+                "INVALID_ENUM",
+                "time_control.policy",
+                format!(
+                    "policy {} is not a TimeoutPolicy: send TIMEOUT_POLICY_FALLBACK_MOVE or TIMEOUT_POLICY_FORFEIT",
+                    tc.policy
+                ),
+            ));
+        }
         request.seed.get_or_insert_with(rand::random::<u64>);
         let id = format!("{:016x}", rand::random::<u64>());
         let created_ms = now_ms();
@@ -119,6 +133,13 @@ impl Registry {
 
     /// The game with this id.
     pub fn get(&self, id: &str) -> Result<GameHandle, ApiError> {
+        if id.is_empty() {
+            return Err(ApiError::invalid(
+                "MISSING_FIELD",
+                "game_id",
+                "game_id is required: name a game (ListGames lists them)",
+            ));
+        }
         self.games
             .read()
             .expect("not poisoned")

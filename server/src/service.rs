@@ -1,6 +1,7 @@
 //! The gRPC service: reads requests, checks tokens and limits, asks the game's actor, and turns
 //! answers and errors into responses.
 
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 
@@ -19,13 +20,16 @@ use crate::auth::{Token, require_token, token_of};
 use crate::config::Config;
 use crate::errors::ApiError;
 use crate::metrics::Metrics;
-use crate::ratelimit::RateLimiter;
+use crate::ratelimit::{Client, RateLimiter, StreamLimiter, StreamSlot, rate_limited};
 use crate::registry::Registry;
 
 /// The `canasta.v1.CanastaService` implementation.
 pub struct Service {
     registry: Arc<Registry>,
     limiter: RateLimiter,
+    /// Calls without a seat token, by peer address.
+    address_limiter: RateLimiter<IpAddr>,
+    streams: StreamLimiter,
     config: Arc<Config>,
     metrics: Arc<Metrics>,
     shutdown: watch::Receiver<bool>,
@@ -58,6 +62,11 @@ impl Service {
         Service {
             registry,
             limiter: RateLimiter::new(config.requests_per_second),
+            address_limiter: RateLimiter::new(config.address_requests_per_second),
+            streams: StreamLimiter::new(
+                config.max_watchers_per_token,
+                config.max_watchers_per_address,
+            ),
             config,
             metrics,
             shutdown,
@@ -70,7 +79,9 @@ impl Service {
         e.into()
     }
 
-    /// The checks every request passes: its size, its token's form and the token's rate.
+    /// The checks every request passes: its size, its token's form and the token's rate; a
+    /// call without a token, or with a token not seen before, spends from its address's rate
+    /// (so made-up tokens buy no fresh budget).
     fn admit<T: Message>(&self, request: &Request<T>) -> Result<Option<Token>, ApiError> {
         let size = request.get_ref().encoded_len();
         if size > self.config.max_message_bytes {
@@ -84,10 +95,35 @@ impl Service {
             ));
         }
         let token = token_of(request.metadata())?;
+        let new_token = token.as_ref().is_some_and(|t| !self.limiter.knows(t));
+        if (token.is_none() || new_token)
+            && let Some(ip) = request.remote_addr().map(|a| a.ip())
+        {
+            self.address_limiter.take(&ip).map_err(|wait| {
+                rate_limited(&Client::Address(ip), self.address_limiter.rate(), wait)
+            })?;
+        }
         if let Some(t) = &token {
             self.limiter.check(t)?;
         }
         Ok(token)
+    }
+
+    /// A place for one more watch stream of the caller: per token, or per address for a
+    /// spectator.
+    fn stream_slot<T>(
+        &self,
+        request: &Request<T>,
+        token: &Option<Token>,
+    ) -> Result<Option<StreamSlot>, ApiError> {
+        let client = match token {
+            Some(t) => Client::Seat(t.clone()),
+            None => match request.remote_addr() {
+                Some(a) => Client::Address(a.ip()),
+                None => return Ok(None),
+            },
+        };
+        self.streams.open(&client).map(Some)
     }
 
     fn seat_token<T: Message>(&self, request: &Request<T>) -> Result<Token, ApiError> {
@@ -267,6 +303,9 @@ impl CanastaService for Service {
         request: Request<v1::WatchGameRequest>,
     ) -> Result<Response<WatchStream>, Status> {
         let token = self.admit(&request).map_err(|e| self.fail(e))?;
+        let slot = self
+            .stream_slot(&request, &token)
+            .map_err(|e| self.fail(e))?;
         let r = request.into_inner();
         let handle = self.registry.get(&r.game_id).map_err(|e| self.fail(e))?;
         let sub = handle
@@ -285,6 +324,7 @@ impl CanastaService for Service {
             shutdown: self.shutdown.clone(),
             metrics: self.metrics.clone(),
             tx,
+            _slot: slot,
         };
         tokio::spawn(watch.run());
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
@@ -361,7 +401,8 @@ impl CanastaService for Service {
 }
 
 /// One watch stream: the backlog, then live events and prompts for the watcher, heartbeats
-/// while idle; it ends when the match ends, when the watcher lags too far, or at shutdown.
+/// while idle; it ends when the match ends, when the watcher lags too far, when its seat is
+/// left, or at shutdown.
 struct Watch {
     sub: Subscription,
     include_actions: bool,
@@ -369,6 +410,8 @@ struct Watch {
     shutdown: watch::Receiver<bool>,
     metrics: Arc<Metrics>,
     tx: mpsc::Sender<Result<v1::WatchGameResponse, Status>>,
+    /// The stream's place among its client's; freed when the stream ends.
+    _slot: Option<StreamSlot>,
 }
 
 enum Flow {
@@ -396,6 +439,16 @@ impl Watch {
             Flow::Go if ended => Flow::Stop,
             flow => flow,
         }
+    }
+
+    fn left_my_seat(&self, event: &crate::actor::LogEvent) -> bool {
+        matches!(
+            (&event.kind, self.sub.viewer),
+            (
+                crate::actor::LogKind::Server(v1::game_event::Kind::SeatLeft(left)),
+                Viewer::Seat(s),
+            ) if left.seat == s.0 as u32
+        )
     }
 
     async fn send_prompt(&mut self, prompt: &v1::Prompt, last: u64) -> Flow {
@@ -440,7 +493,13 @@ impl Watch {
             tokio::select! {
                 item = self.sub.live.recv() => {
                     flow = match item {
-                        Ok(Item::Event(e)) => self.send_event(&e, &mut last).await,
+                        Ok(Item::Event(e)) => match self.send_event(&e, &mut last).await {
+                            // The holder gave up the seat: its stream must show nothing of the
+                            // next holder's (a live SeatLeft of the stream's seat is this
+                            // holder's: a token holds its seat from subscribing on).
+                            Flow::Go if self.left_my_seat(&e) => Flow::Stop,
+                            flow => flow,
+                        },
                         Ok(Item::Prompt(p)) => self.send_prompt(&p, last).await,
                         Err(broadcast::error::RecvError::Lagged(_)) => {
                             let _ = self.send(v1::watch_game_response::Kind::Lagged(v1::Lagged { last_seq: last })).await;

@@ -1,6 +1,8 @@
 //! Helpers for end-to-end tests: a real `canasta-server` on `127.0.0.1:0`, gRPC clients with
 //! seat tokens, and small conveniences for the common steps of a game.
 
+pub mod replica;
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -96,6 +98,24 @@ pub async fn connect(addr: SocketAddr) -> Client {
         .await
         .expect("the server accepts connections");
     CanastaServiceClient::new(channel)
+}
+
+/// A client connected over TLS to `addr`, trusting the certificate authority `ca_pem` for the
+/// name `localhost`.
+pub async fn connect_tls(
+    addr: SocketAddr,
+    ca_pem: &str,
+) -> Result<Client, tonic::transport::Error> {
+    use tonic::transport::{Certificate, ClientTlsConfig};
+    let tls = ClientTlsConfig::new()
+        .ca_certificate(Certificate::from_pem(ca_pem))
+        .domain_name("localhost");
+    let channel = Channel::from_shared(format!("https://{addr}"))
+        .expect("a uri")
+        .tls_config(tls)?
+        .connect()
+        .await?;
+    Ok(CanastaServiceClient::new(channel))
 }
 
 /// A request carrying a seat token.

@@ -3,14 +3,13 @@
 //! engine game in the test (the mirror) is played alongside the server's: the server must answer
 //! exactly as the engine does, with the engine's codes and messages for illegal actions, and a
 //! refused request must change nothing.
-use canasta_engine::{
-    Action, Arrangement, Card, Game, Phase, Rules, Seat, Setup, Side, Viewer, parse_cards, redact,
-};
+use canasta_engine::{Action, Card, Game, Phase, Seat, Setup, Side, Viewer, parse_cards, redact};
 use canasta_proto::convert::{
     self, ViewMeta, action_from_wire, card_list_to_wire, card_to_wire, deal_score_to_wire,
     event_to_wire, legal_to_wire, result_to_wire, rules_from_wire, view_to_wire,
 };
 use canasta_proto::v1;
+use canasta_tests::replica::deck;
 use canasta_tests::*;
 use tonic::{Code, Request, Response, Status};
 use tonic_types::StatusExt;
@@ -80,30 +79,6 @@ fn take_pile(with: &str) -> v1::Action {
         cards: wire_cards(with),
         melds: vec![],
     }))
-}
-
-/// A prearranged deck for deal `deal` dealt by `dealer` under `rules`.
-fn deck(
-    rules: &v1::RuleSet,
-    deal: u32,
-    dealer: u8,
-    hands: &[&str],
-    pile: &str,
-    stock: &str,
-) -> v1::CardOrder {
-    let rules = Rules::new(&rules_from_wire(rules).expect("good rules")).expect("good rules");
-    let arrangement = Arrangement {
-        hands: hands.iter().map(|h| cards(h)).collect(),
-        pile: cards(pile),
-        stock: cards(stock),
-        cut: vec![],
-    };
-    let deck = arrangement
-        .deck(&rules, deal, Seat(dealer))
-        .unwrap_or_else(|e| panic!("{e}"));
-    v1::CardOrder {
-        cards: card_list_to_wire(&deck),
-    }
 }
 
 /// The engine's setup for a record's (or a request's) fields.

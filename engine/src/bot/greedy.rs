@@ -16,6 +16,7 @@ use crate::card::{Card, CardCounts, Rank, Suit};
 use crate::legal::LegalChoices;
 use crate::meld::{CANASTA_LEN, Meld, MeldKind};
 use crate::view::{SideView, View};
+use smallvec::SmallVec;
 
 /// The greedy heuristic bot (see the module documentation). Deterministic.
 #[derive(Clone, Debug, Default)]
@@ -35,16 +36,30 @@ struct Pos<'v> {
     view: &'v View,
     hand: CardCounts,
     mine: &'v SideView,
+    /// The ranks of the opponents' groups, one bit per rank: read once, asked per card.
+    opponent_ranks: u16,
 }
 
 impl<'v> Pos<'v> {
     fn new(view: &'v View) -> Option<Pos<'v>> {
         let seat = view.to_act?;
         let me = view.seats.get(seat.index())?;
+        let mine = view.sides.get(me.side.index())?;
+        let opponent_ranks = view
+            .sides
+            .iter()
+            .filter(|s| s.side != mine.side)
+            .flat_map(|s| s.melds.iter())
+            .filter_map(|m| match m.kind {
+                MeldKind::Group(r) => Some(1u16 << r as u16),
+                _ => None,
+            })
+            .fold(0, |all, bit| all | bit);
         Some(Pos {
             view,
             hand: me.hand?,
-            mine: view.sides.get(me.side.index())?,
+            mine,
+            opponent_ranks,
         })
     }
 
@@ -69,12 +84,7 @@ impl<'v> Pos<'v> {
 
     /// Ranks the opponents have melded: discarding them feeds the opponents.
     fn opponents_meld(&self, rank: Rank) -> bool {
-        self.view
-            .sides
-            .iter()
-            .filter(|s| s.side != self.mine.side)
-            .flat_map(|s| s.melds.iter())
-            .any(|m| m.kind == MeldKind::Group(rank))
+        self.opponent_ranks & (1 << rank as u16) != 0
     }
 
     /// How far behind the best opponent the side is.
@@ -115,34 +125,45 @@ fn batch(specs: impl IntoIterator<Item = MeldSpec>) -> MeldBatch {
 }
 
 impl GreedyBot {
-    /// Melds from `hand` (besides `reserved`) that bring `value` up to `minimum`: triples and
-    /// bigger groups first, then pairs with a wild card. `None` if they cannot.
+    /// Melds from `hand` (no group of rank `skip`) that bring `value` up to `minimum`: triples
+    /// and bigger groups first, then pairs with a wild card. `None` if they cannot.
     fn initial_melds(
         pos: &Pos<'_>,
         hand: &CardCounts,
         skip: Option<Rank>,
         mut value: u32,
-    ) -> Option<Vec<MeldSpec>> {
+    ) -> Option<MeldBatch> {
         let minimum = pos.mine.minimum;
+        // Melds use cards of the hand only: if all of them cannot reach the minimum, none will.
+        if value + hand.value() < minimum {
+            return None;
+        }
+        // The naturals of each rank, counted once: melding one rank leaves the others' counts.
+        let mut counts = [0u8; 14];
+        for r in Rank::NATURALS {
+            if Some(r) != skip {
+                counts[r as usize] = hand.rank_count(r);
+            }
+        }
         let mut left = *hand;
-        let mut specs = Vec::new();
-        let mut ranks: Vec<Rank> = Rank::NATURALS
+        let mut specs = MeldBatch::new();
+        let mut ranks: SmallVec<[Rank; 11]> = Rank::NATURALS
             .into_iter()
-            .filter(|&r| Some(r) != skip && left.rank_count(r) >= 3)
+            .filter(|&r| counts[r as usize] >= 3)
             .collect();
-        ranks.sort_by_key(|&r| std::cmp::Reverse(r.value() * left.rank_count(r) as u32));
+        ranks.sort_by_key(|&r| std::cmp::Reverse(r.value() * counts[r as usize] as u32));
         for r in ranks {
             if value >= minimum {
                 break;
             }
-            let cards = take(&left, r, left.rank_count(r));
+            let cards = take(&left, r, counts[r as usize]);
             value += cards.value();
             left.remove_all(&cards);
             specs.push(MeldSpec::new_meld(cards));
         }
-        let mut pairs: Vec<Rank> = Rank::NATURALS
+        let mut pairs: SmallVec<[Rank; 11]> = Rank::NATURALS
             .into_iter()
-            .filter(|&r| Some(r) != skip && left.rank_count(r) == 2)
+            .filter(|&r| counts[r as usize] == 2)
             .collect();
         pairs.sort_by_key(|&r| std::cmp::Reverse(r.value()));
         for r in pairs {
@@ -168,7 +189,7 @@ impl GreedyBot {
         {
             let r = top.rank();
             let frozen = view.pile_frozen || !pos.mine.melded;
-            let mut tries: Vec<Action> = Vec::new();
+            let mut tries: SmallVec<[Action; 3]> = SmallVec::new();
             let take_pile = |target, cards, melds: MeldBatch| Action::TakePile {
                 top: TopMeld { target, cards },
                 melds,
@@ -180,7 +201,7 @@ impl GreedyBot {
                     rest.remove_all(&pair);
                     let value = pair.value() + top.value();
                     if let Some(extra) = Self::initial_melds(pos, &rest, Some(r), value) {
-                        tries.push(take_pile(MeldTarget::New, pair, batch(extra)));
+                        tries.push(take_pile(MeldTarget::New, pair, extra));
                     }
                 }
             } else {
@@ -223,25 +244,17 @@ impl GreedyBot {
                 }
             }
         }
-        if view.stock_len > 0 {
-            return Some(Action::DrawStock);
-        }
-        None
+        // Drawing is legal whenever the stock has cards.
+        (view.stock_len > 0).then_some(Action::DrawStock)
     }
 
     fn play_phase(&mut self, pos: &Pos<'_>, legal: &LegalChoices<'_>) -> Option<Action> {
         let hand = &pos.hand;
         // Going out: listed in full for a small hand.
-        if hand.len() <= 4 + hand.black_threes() as usize {
-            self.actions.clear();
-            legal.actions(&mut self.actions);
-            if let Some(out) = self
-                .actions
-                .iter()
-                .find(|a| matches!(a, Action::GoOut { .. }))
-            {
-                return Some(out.clone());
-            }
+        if hand.len() <= 4 + hand.black_threes() as usize
+            && let Some(out) = legal.first_go_out()
+        {
+            return Some(out);
         }
         if let Some(m) = self.meld(pos) {
             let a = Action::Meld { melds: m };
@@ -263,7 +276,7 @@ impl GreedyBot {
         if !pos.mine.melded {
             let specs = Self::initial_melds(pos, hand, None, 0)?;
             let used: usize = specs.iter().map(|s| s.cards.len()).sum();
-            return (used <= spare).then(|| batch(specs));
+            return (used <= spare).then_some(specs);
         }
         // Naturals onto the side's groups.
         for (id, m) in pos.melds().iter().enumerate() {
@@ -320,18 +333,32 @@ impl GreedyBot {
                 return Some(a);
             }
         }
-        let risk = |c: Card| -> (u32, u32, u32) {
+        // (danger, keeps a pair, 100 - value), lowest first, packed in one number: danger in
+        // bits 16 and up, the pair in bits 8 to 15, 100 - value (50 to 100) in bits 0 to 7.
+        let risk = |c: Card| -> u32 {
             if c.is_black_three() {
-                return (0, 0, 0);
+                return 0;
             }
             if c.is_wild() {
-                return (3, 0, 100 - c.value());
+                return 3 << 16 | (100 - c.value());
             }
             let danger = pos.opponents_meld(c.rank()) as u32 * 2;
             let pair = (hand.rank_count(c.rank()) >= 2) as u32;
-            (danger, pair, 100 - c.value())
+            danger << 16 | pair << 8 | (100 - c.value())
         };
-        let best = hand.iter_kinds().map(|(c, _)| c).min_by_key(|&c| risk(c))?;
+        // The first card (in card order) of the lowest risk.
+        let mut best: Option<(u32, Card)> = None;
+        for (i, &n) in hand.as_array().iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            let c = Card::from_index(i as u8)?;
+            let r = risk(c);
+            if best.is_none_or(|(b, _)| r < b) {
+                best = Some((r, c));
+            }
+        }
+        let (_, best) = best?;
         let a = Action::Discard { card: best };
         legal.check(&a).is_ok().then_some(a)
     }
@@ -355,9 +382,14 @@ impl Bot for GreedyBot {
             (crate::game::Phase::Play, Some(pos)) => self.play_phase(&pos, legal),
             _ => None,
         };
+        // Every action chosen above was checked where it was built (drawing and answering
+        // are legal whenever the phase asks for them): checking again would only cost time.
         match chosen {
-            Some(a) if legal.check(&a).is_ok() => a,
-            _ => {
+            Some(a) => {
+                debug_assert_eq!(legal.check(&a), Ok(()), "{a}");
+                a
+            }
+            None => {
                 // Nothing of its own fits (a forced take, a declined pile, a rare shape): the
                 // first legal action.
                 self.actions.clear();

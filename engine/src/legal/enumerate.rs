@@ -12,7 +12,7 @@ use crate::action::{Action, MeldBatch, MeldSpec, MeldTarget, TopMeld};
 use crate::card::{Card, CardCounts, Rank, Suit};
 use crate::game::Phase;
 use crate::meld::{
-    CANASTA_LEN, Meld, MeldKind, check_addition, check_fits, check_group_counts, check_growth,
+    CANASTA_LEN, Meld, MeldKind, card_fits, check_addition, check_group_counts, check_growth,
 };
 
 /// Cards of a rank taken from `from`, lowest suit first: the canonical choice of suits.
@@ -761,6 +761,15 @@ impl<'a> Ctx<'a> {
     }
 
     fn push_go_outs(&self, out: &mut Vec<Action>) {
+        self.go_outs(&mut |a| {
+            out.push(a);
+            true
+        });
+    }
+
+    /// Hands the going outs of the play phase to `emit`, in the order of the enumeration, until
+    /// `emit` returns false.
+    pub(super) fn go_outs(&self, emit: &mut dyn FnMut(Action) -> bool) {
         if self.turn.ask == Ask::No {
             return;
         }
@@ -770,11 +779,40 @@ impl<'a> Ctx<'a> {
             // The final action of a turn. A split that adds cards to a meld could lay them by a
             // step first, unless the hand has two cards or fewer; a bigger hand is reached by
             // steps (see the documentation of `legal`).
-            self.push_small_splits(out, hand.len() <= 2);
+            let onto_melds = hand.len() <= 2;
+            if self.small_hand_may_reach_canastas(onto_melds) {
+                self.push_small_splits(emit, onto_melds);
+            }
         } else if !self.melded_before && !self.turn.foreign && self.concealed_possible() {
             // A concealed going out of the whole hand (R-OUT-4).
-            self.push_concealed(out);
+            self.push_concealed(emit);
         }
+    }
+
+    /// A quick test before searching the splits of a small hand: going out needs the side's
+    /// canastas (R-OUT-1), and such a hand (at most four cards besides black threes, which
+    /// make no canasta) can only complete canastas by adding to the side's melds, which the
+    /// splits do only when `onto_melds`.
+    fn small_hand_may_reach_canastas(&self, onto_melds: bool) -> bool {
+        let hand = self.hand;
+        let usable = hand.len() - hand.black_threes() as usize;
+        let possible = self
+            .melds
+            .iter()
+            .filter(|m| {
+                if m.is_canasta() {
+                    return true;
+                }
+                let room = match m.kind {
+                    MeldKind::Group(rank) => (hand.rank_count(rank) + hand.wilds()) as usize,
+                    MeldKind::Wild => hand.wilds() as usize,
+                    MeldKind::Sequence(_) => usable,
+                    MeldKind::BlackThrees => 0,
+                };
+                onto_melds && m.len() + room.min(usable) >= CANASTA_LEN
+            })
+            .count();
+        possible >= self.rules.canastas_to_go_out as usize
     }
 
     fn discards(&self) -> impl Iterator<Item = Option<Card>> + '_ {
@@ -783,16 +821,24 @@ impl<'a> Ctx<'a> {
             .chain(self.hand.iter_kinds().map(|(c, _)| Some(c)))
     }
 
-    /// Going out with a small hand: every assignment of its cards to melds.
-    fn push_small_splits(&self, out: &mut Vec<Action>, onto_melds: bool) {
+    /// Going out with a small hand: every assignment of its cards to melds, handed to `emit`
+    /// until it returns false.
+    fn push_small_splits(&self, emit: &mut dyn FnMut(Action) -> bool, onto_melds: bool) {
         for discard in self.discards() {
             let mut rest = *self.hand;
             if let Some(d) = discard {
                 rest.remove(d);
             }
+            if !self.naturals_placeable(&rest, onto_melds) {
+                continue;
+            }
             let mut specs: SmallVec<[MeldSpec; 6]> = SmallVec::new();
             let bt = rest.black_threes();
             if bt > 0 {
+                // No meld of any kind starts with fewer than three cards (R-MELD-1).
+                if bt < 3 {
+                    continue;
+                }
                 let mut cards = CardCounts::new();
                 for s in [Suit::Clubs, Suit::Spades] {
                     let c = Card::new(Rank::Three, s);
@@ -803,7 +849,22 @@ impl<'a> Ctx<'a> {
             }
             let cards: SmallVec<[Card; 8]> = rest.iter().collect();
             let mut targets: SmallVec<[MeldTarget; 8]> = SmallVec::new();
-            self.assign(&cards, onto_melds, &mut targets, &mut |targets| {
+            let existing = self.melds.len();
+            let go_on = self.assign(&cards, onto_melds, &mut targets, &mut |targets| {
+                // New melds (numbered from `existing`) of fewer than three cards: no split.
+                let mut sizes = [0u8; 16];
+                for t in targets {
+                    if let MeldTarget::Existing(id) = *t
+                        && let Some(n) = (id as usize)
+                            .checked_sub(existing)
+                            .and_then(|i| sizes.get_mut(i))
+                    {
+                        *n += 1;
+                    }
+                }
+                if sizes.iter().any(|&n| n > 0 && n < 3) {
+                    return true;
+                }
                 let mut all = specs.clone();
                 for (card, target) in cards.iter().zip(targets) {
                     match all.iter_mut().find(|s| s.target == *target) {
@@ -822,31 +883,47 @@ impl<'a> Ctx<'a> {
                         s.target = MeldTarget::New;
                     }
                 }
+                debug_assert!(
+                    all.iter()
+                        .all(|s| s.target != MeldTarget::New || s.cards.len() >= 3)
+                );
                 let a = Action::GoOut {
                     melds: all.into_iter().collect(),
                     discard,
                 };
-                if self.check(&a).is_ok() {
-                    out.push(a);
-                }
+                self.check(&a).is_err() || emit(a)
             });
+            if !go_on {
+                return;
+            }
         }
+    }
+
+    /// A quick test before searching the splits of `rest`: without sequences, a natural card
+    /// can only go onto a group of its rank (when splits may add to melds) or into a new group,
+    /// which needs two naturals of its rank (R-MELD-1).
+    fn naturals_placeable(&self, rest: &CardCounts, onto_melds: bool) -> bool {
+        self.rules.sequences
+            || Rank::NATURALS.iter().all(|&r| {
+                let n = rest.rank_count(r);
+                n == 0 || n >= 2 || (onto_melds && self.group_of(r).is_some())
+            })
     }
 
     /// Every assignment of `cards` to existing melds (if allowed) or new melds. New melds are
     /// numbered after the existing ones, in order of first use; equal cards take non-decreasing
-    /// targets, so each split comes once.
+    /// targets, so each split comes once. `emit` returns false to stop the search; so does
+    /// this function then.
     fn assign(
         &self,
         cards: &[Card],
         onto_melds: bool,
         targets: &mut SmallVec<[MeldTarget; 8]>,
-        emit: &mut dyn FnMut(&[MeldTarget]),
-    ) {
+        emit: &mut dyn FnMut(&[MeldTarget]) -> bool,
+    ) -> bool {
         let i = targets.len();
         let Some(&card) = cards.get(i) else {
-            emit(targets);
-            return;
+            return emit(targets);
         };
         let existing = self.melds.len();
         let new_used = targets
@@ -876,15 +953,20 @@ impl<'a> Ctx<'a> {
                 // Only melds the card could belong to; the full check judges the whole split.
                 let meld: &Meld = &self.melds[t];
                 if meld.kind == MeldKind::BlackThrees
-                    || check_fits(meld.kind, &single(card)).is_err()
+                    || card.is_red_three()
+                    || !card_fits(meld.kind, card)
                 {
                     continue;
                 }
             }
             targets.push(MeldTarget::Existing(t as u8));
-            self.assign(cards, onto_melds, targets, emit);
+            let go_on = self.assign(cards, onto_melds, targets, emit);
             targets.pop();
+            if !go_on {
+                return false;
+            }
         }
+        true
     }
 
     /// A quick test before searching concealed going-out splits: some rank must be able to
@@ -901,7 +983,8 @@ impl<'a> Ctx<'a> {
     /// Concealed going outs of the whole hand: every split where no step could start it (a
     /// side below the minimum, which a concealed going out need not reach), else one split
     /// per discard, for players who lay a whole hand at once.
-    fn push_concealed(&self, out: &mut Vec<Action>) {
+    /// Handed to `emit` until it returns false.
+    fn push_concealed(&self, emit: &mut dyn FnMut(Action) -> bool) {
         for discard in self.discards() {
             let mut rest = *self.hand;
             if let Some(d) = discard {
@@ -911,17 +994,21 @@ impl<'a> Ctx<'a> {
             if below && self.rules.concealed_needs_minimum {
                 continue;
             }
+            let mut go_on = true;
             self.partitions(&rest, below, &mut |specs| {
                 let a = Action::GoOut {
                     melds: specs.iter().copied().collect(),
                     discard,
                 };
                 if self.check(&a).is_ok() {
-                    out.push(a);
-                    return below;
+                    go_on = emit(a);
+                    return below && go_on;
                 }
                 true
             });
+            if !go_on {
+                return;
+            }
         }
     }
 

@@ -184,6 +184,20 @@ impl<'a> LegalChoices<'a> {
         self.ctx.enumerate(out);
     }
 
+    /// The first going out that [`LegalChoices::actions`] would list, if any, without listing
+    /// the rest: a quick way for a player program to ask "can I go out now?".
+    pub fn first_go_out(&self) -> Option<Action> {
+        if self.ctx.phase != Phase::Play {
+            return None;
+        }
+        let mut first = None;
+        self.ctx.go_outs(&mut |a| {
+            first = Some(a);
+            false
+        });
+        first
+    }
+
     /// Every legal action in canonical form.
     pub fn to_vec(&self) -> Vec<Action> {
         let mut v = Vec::new();
@@ -737,6 +751,44 @@ mod tests {
         let mut out = Vec::new();
         c.enumerate(&mut out);
         assert_eq!(out, vec![Action::DrawStock]);
+    }
+
+    // `first_go_out` answers what the full listing would: its first going out, or none. Greedy
+    // bots reach many going-out positions under every preset.
+    #[test]
+    fn first_go_out_is_the_first_going_out_listed() {
+        use crate::bot::{Bot, GreedyBot};
+        use crate::game::{Game, Setup};
+        use crate::rules::{Preset, RuleSpec};
+        use crate::view::Viewer;
+        let mut found = 0;
+        for (preset, players) in [
+            (crate::Preset::Official, 2),
+            (Preset::Official, 4),
+            (Preset::Official, 6),
+            (Preset::Wiener, 4),
+            (Preset::Samba, 4),
+            (Preset::Swiss, 4),
+        ] {
+            for seed in 0..3 {
+                let setup = Setup::seeded(RuleSpec::new(preset, players), seed);
+                let mut game = Game::new(&setup).unwrap();
+                let mut bot = GreedyBot::new();
+                while let Some(seat) = game.to_act() {
+                    let legal = game.legal().unwrap();
+                    let listed = legal
+                        .to_vec()
+                        .into_iter()
+                        .find(|a| matches!(a, Action::GoOut { .. }));
+                    assert_eq!(legal.first_go_out(), listed, "{preset} seed {seed}");
+                    found += listed.is_some() as u32;
+                    let view = game.view(Viewer::Seat(seat));
+                    let action = bot.choose(&view, &view.legal().unwrap());
+                    game.apply(seat, &action).unwrap();
+                }
+            }
+        }
+        assert!(found > 50, "only {found} positions with a going out");
     }
 
     // The enumerator's fast paths agree with the full check on every action they list.

@@ -1,9 +1,10 @@
 //! Helpers for rule tests on prearranged deals.
 #![allow(dead_code)]
 
+use canasta_engine::event::DealStart;
 use canasta_engine::{
-    Action, Arrangement, Card, CardCounts, Event, Game, MeldBatch, MeldSpec, MeldTarget, Preset,
-    RuleSpec, Rules, Seat, Setup, TopMeld, Viewer, parse_cards,
+    Action, Arrangement, Card, CardCounts, DealScore, Event, Game, MeldBatch, MeldSpec, MeldTarget,
+    Preset, RuleSpec, Rules, Seat, Setup, TopMeld, Viewer, parse_cards,
 };
 
 /// Cards from text, e.g. `"KS KH Jk 2C"`.
@@ -160,4 +161,56 @@ pub fn draw_discard(game: &mut Game, seat: u8, card_text: &str) {
 /// The canonical legal actions of the seat to act.
 pub fn legal(game: &Game) -> Vec<Action> {
     game.legal().map(|l| l.to_vec()).unwrap_or_default()
+}
+
+/// The seats in turn draw from the stock and discard the card drawn.
+pub fn pass(g: &mut Game, seats: &[u8]) {
+    for &s in seats {
+        let events = act(g, s, Action::DrawStock);
+        let drawn = events
+            .iter()
+            .find_map(|e| match e {
+                Event::Drew {
+                    seat,
+                    cards: Some(c),
+                    ..
+                } if seat.0 == s => Some(c[0]),
+                _ => None,
+            })
+            .expect("a Drew event");
+        act(g, s, Action::Discard { card: drawn });
+    }
+}
+
+/// The score report in the events (the DealEnded event).
+pub fn deal_ended(events: &[Event]) -> DealScore {
+    events
+        .iter()
+        .find_map(|e| match e {
+            Event::DealEnded(f) => Some(f.score.clone()),
+            _ => None,
+        })
+        .expect("a DealEnded event")
+}
+
+/// The first DealStarted event.
+pub fn deal_started(events: &[Event]) -> DealStart {
+    events
+        .iter()
+        .find_map(|e| match e {
+            Event::DealStarted(d) => Some((**d).clone()),
+            _ => None,
+        })
+        .expect("a DealStarted event")
+}
+
+/// The `concealed` flag of the WentOut event.
+pub fn went_out_concealed(events: &[Event]) -> bool {
+    events
+        .iter()
+        .find_map(|e| match e {
+            Event::WentOut { concealed, .. } => Some(*concealed),
+            _ => None,
+        })
+        .expect("a WentOut event")
 }

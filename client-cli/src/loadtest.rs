@@ -1,0 +1,758 @@
+//! `canasta loadtest`: measures a server under load through the public protocol, as third-party
+//! bots would load it. Games of built-in bots run concurrently, each seat a separate client with
+//! its own connection and watch stream; finished games are replaced by new ones until the time is
+//! up. The report counts games and actions, the latency from submitting an action to receiving its
+//! first event on the actor's own stream, errors by reason, and the server's resident memory.
+//!
+//! `--idle-games N` measures memory instead: it creates N games that wait for players on an
+//! in-process, in-memory server and reports the resident memory they add.
+//!
+//! Loopback only, and bounded in games and time.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use canasta_engine::RuleSpec;
+use canasta_engine::bot::{self, Bot};
+use canasta_proto::v1;
+use clap::Parser;
+use serde::Serialize;
+use tokio::sync::{mpsc, oneshot};
+use tokio_stream::StreamExt;
+use tonic::Status;
+
+use crate::cli::LoadtestArgs;
+use crate::play;
+use crate::remote::{self, Client, SeatClient, authed};
+
+/// Most games in flight at once.
+const MAX_GAMES: usize = 1024;
+/// Longest run.
+const MAX_DURATION: Duration = Duration::from_secs(3600);
+/// Most idle games created.
+const MAX_IDLE_GAMES: usize = 1_000_000;
+
+/// What a load run measured.
+#[derive(Debug, Default, Serialize)]
+pub struct Report {
+    /// Where the server ran: "in-process sqlite", "in-process memory" or its address.
+    pub server: String,
+    /// Games played at once.
+    pub concurrent_games: usize,
+    /// Seats per game.
+    pub players: u8,
+    /// The bot in every seat.
+    pub bot: String,
+    /// Seconds from the first game's creation to the last seat's stop.
+    pub seconds: f64,
+    /// Games created.
+    pub games_started: u64,
+    /// Games played to the end of the match.
+    pub games_finished: u64,
+    /// Actions the server acknowledged.
+    pub actions: u64,
+    /// Actions acknowledged per second.
+    pub actions_per_second: f64,
+    /// Submit-to-event latency, microseconds.
+    pub latency_us: Latency,
+    /// Failed requests by reason.
+    pub errors: BTreeMap<String, u64>,
+    /// The server's memory at the end, if it could be read.
+    pub memory: Option<Memory>,
+}
+
+/// Latency percentiles, in microseconds.
+#[derive(Debug, Default, Serialize)]
+pub struct Latency {
+    /// Latencies measured.
+    pub count: u64,
+    /// Median.
+    pub p50: u64,
+    /// 90th percentile.
+    pub p90: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// The slowest.
+    pub max: u64,
+    /// The mean.
+    pub mean: u64,
+}
+
+impl Latency {
+    /// Percentiles of `samples` (sorted here), nearest-rank.
+    pub fn of(samples: &mut [u64]) -> Latency {
+        if samples.is_empty() {
+            return Latency::default();
+        }
+        samples.sort_unstable();
+        let at = |p: f64| {
+            let rank = ((p * samples.len() as f64).ceil() as usize).clamp(1, samples.len());
+            samples[rank - 1]
+        };
+        Latency {
+            count: samples.len() as u64,
+            p50: at(0.50),
+            p90: at(0.90),
+            p99: at(0.99),
+            max: samples[samples.len() - 1],
+            mean: samples.iter().sum::<u64>() / samples.len() as u64,
+        }
+    }
+}
+
+/// A process's memory, from /proc/PID/status.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Memory {
+    /// Resident now, KiB.
+    pub vm_rss_kib: u64,
+    /// Highest resident, KiB.
+    pub vm_hwm_kib: u64,
+}
+
+/// The memory of process `pid`, or of this process; none where /proc cannot be read.
+pub fn memory(pid: Option<u32>) -> Option<Memory> {
+    let path = match pid {
+        Some(p) => PathBuf::from(format!("/proc/{p}/status")),
+        None => PathBuf::from("/proc/self/status"),
+    };
+    let text = std::fs::read_to_string(path).ok()?;
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    };
+    Some(Memory {
+        vm_rss_kib: field("VmRSS:")?,
+        vm_hwm_kib: field("VmHWM:")?,
+    })
+}
+
+/// What an idle-games run measured.
+#[derive(Debug, Serialize)]
+pub struct IdleReport {
+    /// Games created, each waiting for its players.
+    pub idle_games: usize,
+    /// Seats per game.
+    pub players: u8,
+    /// Resident memory of this process (client and in-memory server) before creating them, KiB.
+    pub rss_before_kib: u64,
+    /// Resident memory after, KiB.
+    pub rss_after_kib: u64,
+    /// Highest resident memory, KiB.
+    pub hwm_kib: u64,
+    /// (after - before) / games.
+    pub bytes_per_game: u64,
+    /// Seconds to create them.
+    pub seconds: f64,
+}
+
+/// Reads a duration: `10s`, `500ms`, `2m`, or seconds as a bare number.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60.0)
+    } else {
+        (t, 1.0)
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(Duration::from_secs_f64(v * scale)),
+        _ => Err(format!(
+            "{text:?} is not a duration: write e.g. 10s, 500ms or 2m"
+        )),
+    }
+}
+
+/// A server started in this process for the run; stopped and its files removed by `stop`.
+struct InProcess {
+    addr: String,
+    stop: oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
+    dir: Option<PathBuf>,
+}
+
+impl InProcess {
+    /// Starts a server on a free loopback port: in memory, or with a SQLite file in a fresh
+    /// temporary directory. Rate limits are lifted: the run measures throughput, not limits.
+    async fn start(memory: bool) -> Result<InProcess, String> {
+        let dir = (!memory).then(|| {
+            std::env::temp_dir().join(format!("canasta-loadtest-{:016x}", rand::random::<u64>()))
+        });
+        let mut args = vec![
+            "canasta-server".to_string(),
+            "--listen".into(),
+            "127.0.0.1:0".into(),
+            "--requests-per-second".into(),
+            "1000000000".into(),
+            "--address-requests-per-second".into(),
+            "1000000000".into(),
+            "--max-watchers-per-address".into(),
+            "1000000".into(),
+        ];
+        match &dir {
+            None => args.push("--memory".into()),
+            Some(d) => {
+                std::fs::create_dir_all(d)
+                    .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+                args.push("--db".into());
+                args.push(d.join("loadtest.db").display().to_string());
+            }
+        }
+        let config = canasta_server::Config::try_parse_from(args).map_err(|e| e.to_string())?;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| format!("cannot start a local server: {e}"))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| e.to_string())?
+            .to_string();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let run = canasta_server::run(config, listener, async {
+                let _ = stopped.await;
+            });
+            if let Err(e) = run.await {
+                eprintln!("the local server stopped: {e}");
+            }
+        });
+        Ok(InProcess {
+            addr,
+            stop,
+            task,
+            dir,
+        })
+    }
+
+    /// Stops the server (its streams end, storage closes) and removes its files.
+    async fn stop(self) {
+        let _ = self.stop.send(());
+        let _ = tokio::time::timeout(Duration::from_secs(10), self.task).await;
+        if let Some(d) = self.dir {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// Fails unless every address `addr` names is a loopback one: the load generator must not load
+/// anyone else's server.
+async fn require_loopback(addr: &str) -> Result<(), String> {
+    let host = addr.split("://").last().unwrap_or(addr);
+    let resolved: Vec<SocketAddr> = tokio::net::lookup_host(host)
+        .await
+        .map_err(|e| format!("cannot resolve {addr}: {e} (give host:port, e.g. 127.0.0.1:50051)"))?
+        .collect();
+    if resolved.is_empty() || !resolved.iter().all(|a| a.ip().is_loopback()) {
+        return Err(format!(
+            "{addr} is not a loopback address: loadtest only targets a server on this machine"
+        ));
+    }
+    Ok(())
+}
+
+/// The reason of a failed request: the server's ErrorInfo reason, or the gRPC code.
+fn reason(s: &Status) -> String {
+    canasta_server::errors::reason_of(s).unwrap_or_else(|| format!("{:?}", s.code()))
+}
+
+/// What one seat counted in one game.
+#[derive(Default)]
+struct SeatStats {
+    actions: u64,
+    latencies: Vec<u64>,
+    errors: BTreeMap<String, u64>,
+    finished: bool,
+}
+
+impl SeatStats {
+    fn error(&mut self, reason: impl Into<String>) {
+        *self.errors.entry(reason.into()).or_default() += 1;
+    }
+}
+
+/// Totals over every seat and game.
+#[derive(Default)]
+struct Totals {
+    games_finished: u64,
+    actions: u64,
+    latencies: Vec<u64>,
+    errors: BTreeMap<String, u64>,
+}
+
+impl Totals {
+    fn error(&mut self, reason: String) {
+        *self.errors.entry(reason).or_default() += 1;
+    }
+
+    fn add(&mut self, s: SeatStats, first_seat: bool) {
+        self.actions += s.actions;
+        self.latencies.extend(s.latencies);
+        for (k, v) in s.errors {
+            *self.errors.entry(k).or_default() += v;
+        }
+        if first_seat && s.finished {
+            self.games_finished += 1;
+        }
+    }
+}
+
+/// The run's settings, shared by its game slots.
+struct Plan {
+    addr: String,
+    spec: RuleSpec,
+    bot: String,
+    seed: u64,
+    deadline: Instant,
+    max_games_total: u64,
+    games_started: AtomicU64,
+}
+
+/// Runs `canasta loadtest`.
+pub async fn loadtest(args: LoadtestArgs) -> Result<(), String> {
+    let spec = play::spec(&args.rules)?;
+    if bot::by_name(&args.bots, 0).is_none() {
+        return Err(format!(
+            "there is no bot {:?}: the bots are {}",
+            args.bots,
+            bot::BOT_NAMES.join(", ")
+        ));
+    }
+    if let Some(n) = args.idle_games {
+        return idle(n, &spec, args.json).await;
+    }
+    if args.games == 0 || args.games > MAX_GAMES {
+        return Err(format!(
+            "--games {} is out of range: run 1 to {MAX_GAMES} games at once",
+            args.games
+        ));
+    }
+    let duration = parse_duration(&args.duration)?;
+    if duration > MAX_DURATION {
+        return Err(format!(
+            "--duration {} is too long: at most {} seconds",
+            args.duration,
+            MAX_DURATION.as_secs()
+        ));
+    }
+    let (local, addr, label) = match &args.server {
+        Some(addr) => {
+            require_loopback(addr).await?;
+            (None, addr.clone(), addr.clone())
+        }
+        None => {
+            let s = InProcess::start(args.memory).await?;
+            let addr = s.addr.clone();
+            let label = if args.memory {
+                "in-process memory"
+            } else {
+                "in-process sqlite"
+            };
+            (Some(s), addr, label.to_string())
+        }
+    };
+    let result = run(&args, spec, addr, duration).await;
+    // The memory is read before the server stops; an external one is read by its pid.
+    let memory = match (&local, args.server_pid) {
+        (_, Some(pid)) => memory(Some(pid)),
+        (Some(_), None) => memory(None),
+        (None, None) => None,
+    };
+    if let Some(s) = local {
+        s.stop().await;
+    }
+    let mut report = result?;
+    report.server = label;
+    report.memory = memory;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+    } else {
+        print!("{}", report_text(&report));
+    }
+    Ok(())
+}
+
+async fn run(
+    args: &LoadtestArgs,
+    spec: RuleSpec,
+    addr: String,
+    duration: Duration,
+) -> Result<Report, String> {
+    let players = spec.players;
+    let started = Instant::now();
+    let plan = Arc::new(Plan {
+        addr,
+        spec,
+        bot: args.bots.clone(),
+        seed: args.seed,
+        deadline: started + duration,
+        max_games_total: args.max_games_total.unwrap_or(u64::MAX),
+        games_started: AtomicU64::new(0),
+    });
+    let mut slots = Vec::new();
+    for slot in 0..args.games {
+        slots.push(tokio::spawn(run_slot(plan.clone(), slot as u64)));
+    }
+    let mut totals = Totals::default();
+    let mut failure = None;
+    for s in slots {
+        match s.await {
+            Ok(Ok(t)) => {
+                totals.games_finished += t.games_finished;
+                totals.actions += t.actions;
+                totals.latencies.extend(t.latencies);
+                for (k, v) in t.errors {
+                    *totals.errors.entry(k).or_default() += v;
+                }
+            }
+            Ok(Err(e)) => {
+                failure.get_or_insert(e);
+            }
+            Err(e) => {
+                failure.get_or_insert(format!("a game slot failed: {e}"));
+            }
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if let Some(e) = failure
+        && totals.actions == 0
+    {
+        return Err(e);
+    }
+    Ok(Report {
+        server: String::new(),
+        concurrent_games: args.games,
+        players,
+        bot: args.bots.clone(),
+        seconds,
+        games_started: plan.games_started.load(Ordering::Relaxed),
+        games_finished: totals.games_finished,
+        actions: totals.actions,
+        actions_per_second: totals.actions as f64 / seconds,
+        latency_us: Latency::of(&mut totals.latencies),
+        errors: totals.errors,
+        memory: None,
+    })
+}
+
+/// One game slot: plays games one after another until the time or the game count runs out. Its
+/// seats keep their connections from game to game.
+async fn run_slot(plan: Arc<Plan>, slot: u64) -> Result<Totals, String> {
+    let mut totals = Totals::default();
+    let mut clients = Vec::new();
+    for _ in 0..plan.spec.players {
+        clients.push(
+            remote::connect(&plan.addr)
+                .await
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    let mut bots: Vec<Box<dyn Bot>> = (0..plan.spec.players as u64)
+        .map(|s| bot::by_name(&plan.bot, plan.seed ^ (slot << 8) ^ s).expect("checked"))
+        .collect();
+    let mut round = 0u64;
+    while Instant::now() < plan.deadline {
+        if plan.games_started.fetch_add(1, Ordering::Relaxed) >= plan.max_games_total {
+            plan.games_started.fetch_sub(1, Ordering::Relaxed);
+            break;
+        }
+        let seed = plan.seed.wrapping_add(slot << 20).wrapping_add(round);
+        round += 1;
+        let game = match play::create(&mut clients[0], &plan.spec, Some(seed)).await {
+            Ok(g) => g,
+            Err(e) => {
+                totals.error(format!("CREATE: {e}"));
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let mut seats = Vec::new();
+        for (s, client) in clients.iter_mut().enumerate() {
+            let name = format!("{} {s}", plan.bot);
+            match SeatClient::join(client, &plan.addr, &game.game_id, Some(s as u32), &name).await {
+                Ok(seat) => seats.push(seat),
+                Err(e) => {
+                    totals.error(format!("JOIN: {e}"));
+                    break;
+                }
+            }
+        }
+        if seats.len() < clients.len() {
+            continue;
+        }
+        let tasks: Vec<_> = clients
+            .drain(..)
+            .zip(bots.drain(..))
+            .zip(seats)
+            .map(|((client, bot), seat)| tokio::spawn(play_seat(client, seat, bot, plan.deadline)))
+            .collect();
+        for (i, t) in tasks.into_iter().enumerate() {
+            let (client, bot, stats) = t.await.map_err(|e| format!("a seat failed: {e}"))?;
+            clients.push(client);
+            bots.push(bot);
+            totals.add(stats, i == 0);
+        }
+    }
+    Ok(totals)
+}
+
+/// Plays one seat until the match ends or the time is up: reads its own watch stream, and on
+/// each prompt asks for its view, lets the bot choose and submits. A separate task reads the
+/// stream and stamps each message as it arrives, so the latency of an action is the time from
+/// sending it to receiving its first event, whatever the seat does meanwhile.
+async fn play_seat(
+    mut client: Client,
+    mut seat: SeatClient,
+    mut bot: Box<dyn Bot>,
+    deadline: Instant,
+) -> (Client, Box<dyn Bot>, SeatStats) {
+    let mut stats = SeatStats::default();
+    let stream = client
+        .watch_game(authed(
+            v1::WatchGameRequest {
+                game_id: seat.game_id.clone(),
+                after_seq: 0,
+                include_actions: false,
+            },
+            &seat.token,
+        ))
+        .await;
+    let mut stream = match stream {
+        Ok(s) => s.into_inner(),
+        Err(s) => {
+            stats.error(format!("WATCH: {}", reason(&s)));
+            return (client, bot, stats);
+        }
+    };
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let reader = tokio::spawn(async move {
+        while let Some(m) = stream.next().await {
+            if tx.send((Instant::now(), m)).is_err() {
+                break;
+            }
+        }
+    });
+    let mut last = 0u64;
+    // The seq of the first event of the action in flight, and when it was sent.
+    let mut pending: Option<(u64, Instant)> = None;
+    let stop = tokio::time::sleep_until(deadline.into());
+    tokio::pin!(stop);
+    loop {
+        let (at, message) = tokio::select! {
+            m = rx.recv() => match m {
+                Some(m) => m,
+                None => {
+                    stats.error("STREAM_ENDED");
+                    break;
+                }
+            },
+            _ = &mut stop => break,
+        };
+        let message = match message {
+            Ok(m) => m,
+            Err(s) => {
+                stats.error(format!("WATCH: {}", reason(&s)));
+                break;
+            }
+        };
+        use v1::watch_game_response::Kind;
+        match message.kind {
+            Some(Kind::Event(e)) => {
+                if e.seq <= last {
+                    continue;
+                }
+                last = e.seq;
+                if let Some((seq, sent)) = pending
+                    && e.seq >= seq
+                {
+                    if e.seq == seq {
+                        stats
+                            .latencies
+                            .push(at.saturating_duration_since(sent).as_micros() as u64);
+                    }
+                    pending = None;
+                }
+                if matches!(e.kind, Some(v1::game_event::Kind::MatchEnded(_))) {
+                    stats.finished = true;
+                    break;
+                }
+            }
+            Some(Kind::Prompt(p)) if p.seq == last => {
+                if Instant::now() >= deadline {
+                    break;
+                }
+                let (view, seq, _) = match seat.view(&mut client).await {
+                    Ok(v) => v,
+                    Err(e) => {
+                        stats.error(format!("VIEW: {e}"));
+                        continue;
+                    }
+                };
+                let Some(legal) = view.legal() else {
+                    continue;
+                };
+                let action = bot.choose(&view, &legal);
+                pending = Some((seq + 1, Instant::now()));
+                match seat.submit(&mut client, seq, &action).await {
+                    Ok(_) => stats.actions += 1,
+                    Err(s) => {
+                        pending = None;
+                        stats.error(reason(&s));
+                    }
+                }
+            }
+            Some(Kind::Lagged(_)) => {
+                stats.error("LAGGED");
+                break;
+            }
+            _ => {}
+        }
+    }
+    reader.abort();
+    (client, bot, stats)
+}
+
+/// Creates `n` games that wait for players on an in-process, in-memory server, and measures the
+/// resident memory they add.
+async fn idle(n: usize, spec: &RuleSpec, json: bool) -> Result<(), String> {
+    if n == 0 || n > MAX_IDLE_GAMES {
+        return Err(format!(
+            "--idle-games {n} is out of range: create 1 to {MAX_IDLE_GAMES} games"
+        ));
+    }
+    let server = InProcess::start(true).await?;
+    const CLIENTS: usize = 8;
+    let mut clients = Vec::new();
+    for _ in 0..CLIENTS {
+        clients.push(
+            remote::connect(&server.addr)
+                .await
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    // Warm up: the first requests allocate the connections' buffers and the runtime's pools.
+    // These games are counted in neither figure.
+    for c in &mut clients {
+        for _ in 0..4 {
+            play::create(c, spec, Some(0)).await?;
+        }
+    }
+    let before =
+        memory(None).ok_or("cannot read /proc/self/status: the memory test needs Linux")?;
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for (i, mut c) in clients.into_iter().enumerate() {
+        let count = n / CLIENTS + usize::from(i < n % CLIENTS);
+        let spec = spec.clone();
+        tasks.push(tokio::spawn(async move {
+            for k in 0..count {
+                play::create(&mut c, &spec, Some(k as u64)).await?;
+            }
+            Ok::<_, String>(c)
+        }));
+    }
+    let mut kept = Vec::new();
+    for t in tasks {
+        kept.push(t.await.map_err(|e| e.to_string())??);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let after = memory(None).ok_or("cannot read /proc/self/status")?;
+    drop(kept);
+    server.stop().await;
+    let report = IdleReport {
+        idle_games: n,
+        players: spec.players,
+        rss_before_kib: before.vm_rss_kib,
+        rss_after_kib: after.vm_rss_kib,
+        hwm_kib: after.vm_hwm_kib,
+        bytes_per_game: after.vm_rss_kib.saturating_sub(before.vm_rss_kib) * 1024 / n as u64,
+        seconds,
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+    } else {
+        println!(
+            "{} idle games ({} players): resident {} KiB before, {} KiB after (peak {} KiB): {} bytes per game; created in {:.1} s",
+            report.idle_games,
+            report.players,
+            report.rss_before_kib,
+            report.rss_after_kib,
+            report.hwm_kib,
+            report.bytes_per_game,
+            report.seconds
+        );
+    }
+    Ok(())
+}
+
+fn report_text(r: &Report) -> String {
+    let mut out = format!(
+        "server: {}\n{} games at once, {} {} bots each, {:.1} s\ngames: {} started, {} finished\nactions: {} ({:.0} per second)\nsubmit-to-event latency (us): p50 {} p90 {} p99 {} max {} mean {} over {}\n",
+        r.server,
+        r.concurrent_games,
+        r.players,
+        r.bot,
+        r.seconds,
+        r.games_started,
+        r.games_finished,
+        r.actions,
+        r.actions_per_second,
+        r.latency_us.p50,
+        r.latency_us.p90,
+        r.latency_us.p99,
+        r.latency_us.max,
+        r.latency_us.mean,
+        r.latency_us.count,
+    );
+    if r.errors.is_empty() {
+        out.push_str("errors: none\n");
+    } else {
+        for (k, v) in &r.errors {
+            out.push_str(&format!("errors: {k}: {v}\n"));
+        }
+    }
+    if let Some(m) = r.memory {
+        out.push_str(&format!(
+            "server memory: resident {} KiB, peak {} KiB\n",
+            m.vm_rss_kib, m.vm_hwm_kib
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let mut samples: Vec<u64> = (1..=100).rev().collect();
+        let l = Latency::of(&mut samples);
+        assert_eq!(
+            (l.count, l.p50, l.p90, l.p99, l.max, l.mean),
+            (100, 50, 90, 99, 100, 50)
+        );
+        assert_eq!(Latency::of(&mut []).count, 0);
+    }
+
+    #[test]
+    fn durations_read_with_their_unit() {
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("soon").is_err());
+    }
+}

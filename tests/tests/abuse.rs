@@ -1,0 +1,565 @@
+//! Abuse limits under load: a flooding seat token is refused RESOURCE_EXHAUSTED `RATE_LIMITED`
+//! with a RetryInfo and its refused calls change nothing, while another game played at the same
+//! time keeps going (its action latency with and without the flood is printed, never asserted);
+//! watch streams are limited per token and, for spectators, per address, and closing a stream
+//! frees its place; calls without a token are limited per address.
+//!
+//! The normal run takes seconds. A longer run floods for `CANASTA_ABUSE_SECS` seconds while bots
+//! keep playing, and prints the latency figures:
+//!
+//! ```sh
+//! CANASTA_ABUSE_SECS=60 cargo test --release -p canasta-tests --test abuse -- --nocapture
+//! ```
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use canasta_proto::v1;
+use canasta_server::Config;
+use canasta_tests::*;
+use tonic::Code;
+use tonic_types::StatusExt;
+
+/// Pause between a bot's actions: keeps each bot token far below its rate limit, so the only
+/// refusals are the flooder's.
+const BOT_PACE: Duration = Duration::from_millis(10);
+
+/// The actions the bots play in the normal, bounded run (per phase).
+const BOUNDED_ACTIONS: usize = 50;
+
+/// Asserts a status is RESOURCE_EXHAUSTED with `reason` and a positive RetryInfo no longer than
+/// `max_delay`; returns the delay.
+fn assert_exhausted(status: &tonic::Status, reason_code: &str, max_delay: Duration) -> Duration {
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert_eq!(reason(status), reason_code, "{status:?}");
+    let delay = status
+        .get_details_retry_info()
+        .and_then(|r| r.retry_delay)
+        .expect("a RetryInfo with a delay");
+    assert!(
+        delay > Duration::ZERO && delay <= max_delay,
+        "retry after {delay:?}"
+    );
+    delay
+}
+
+/// A started two-player game: its id and the seat tokens.
+async fn started_game(client: &mut Client, seed: u64) -> (String, Vec<String>) {
+    let game = create(client, 2, seed).await;
+    let tokens = join_all(client, &game).await;
+    (game.game_id, tokens)
+}
+
+/// The game's seq, as a spectator sees it.
+async fn seq_of(client: &mut Client, game_id: &str) -> u64 {
+    client
+        .get_game(v1::GetGameRequest {
+            game_id: game_id.to_string(),
+        })
+        .await
+        .expect("the game")
+        .into_inner()
+        .game
+        .expect("a summary")
+        .seq
+}
+
+/// The seat view (with legal actions) of `token`.
+async fn view(client: &mut Client, game_id: &str, token: &str) -> v1::GetViewResponse {
+    client
+        .get_view(authed(
+            v1::GetViewRequest {
+                game_id: game_id.to_string(),
+                include_actions: true,
+            },
+            token,
+        ))
+        .await
+        .expect("a view")
+        .into_inner()
+}
+
+/// Bots play `game_id` at [`BOT_PACE`], each seat acting with its first legal action, until
+/// `enough` says stop or the match ends; returns the latency of every SubmitAction.
+async fn play_paced(
+    client: &mut Client,
+    game_id: &str,
+    tokens: &[String],
+    mut enough: impl FnMut(usize) -> bool,
+) -> Vec<Duration> {
+    let mut latencies = Vec::new();
+    let mut seat = 0;
+    while !enough(latencies.len()) {
+        let v = view(client, game_id, &tokens[seat]).await;
+        if v.view.as_ref().map(|v| v.status) == Some(v1::GameStatus::Finished as i32) {
+            break;
+        }
+        let Some(legal) = v.legal else {
+            seat = (seat + 1) % tokens.len();
+            continue;
+        };
+        let request = v1::SubmitActionRequest {
+            game_id: game_id.to_string(),
+            expected_seq: v.view.as_ref().map(|v| v.seq).unwrap_or_default(),
+            request_id: format!("bot{}", latencies.len()),
+            action: Some(legal.actions[0].clone()),
+        };
+        let start = Instant::now();
+        client
+            .submit_action(authed(request, &tokens[seat]))
+            .await
+            .expect("a bot's listed action is accepted, never rate limited");
+        latencies.push(start.elapsed());
+        tokio::time::sleep(BOT_PACE).await;
+    }
+    latencies
+}
+
+/// Median, 90th and 99th percentile and maximum, in microseconds.
+fn summary(mut latencies: Vec<Duration>) -> String {
+    latencies.sort();
+    let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q) as usize].as_micros();
+    format!(
+        "{} actions: median {} us, p90 {} us, p99 {} us, max {} us",
+        latencies.len(),
+        at(0.5),
+        at(0.9),
+        at(0.99),
+        at(1.0)
+    )
+}
+
+/// What a flood got back.
+#[derive(Default)]
+struct FloodCounts {
+    passed: AtomicUsize,
+    refused: AtomicUsize,
+}
+
+/// Floods GetView and SubmitAction (a stale one: if it passes the limiter the game refuses
+/// it) with one seat token from `tasks` clients until `stop`. Every refusal must be
+/// RATE_LIMITED with a RetryInfo.
+async fn flood(
+    server: &TestServer,
+    game_id: &str,
+    token: &str,
+    tasks: usize,
+    stop: Arc<AtomicBool>,
+) -> Arc<FloodCounts> {
+    let counts = Arc::new(FloodCounts::default());
+    let mut handles = Vec::new();
+    for _ in 0..tasks {
+        let mut client = server.client().await;
+        let (game_id, token, stop, counts) = (
+            game_id.to_string(),
+            token.to_string(),
+            stop.clone(),
+            counts.clone(),
+        );
+        handles.push(tokio::spawn(async move {
+            let mut i = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                i += 1;
+                let result = if i.is_multiple_of(2) {
+                    client
+                        .get_view(authed(
+                            v1::GetViewRequest {
+                                game_id: game_id.clone(),
+                                include_actions: false,
+                            },
+                            &token,
+                        ))
+                        .await
+                        .map(|_| ())
+                } else {
+                    client
+                        .submit_action(authed(
+                            v1::SubmitActionRequest {
+                                game_id: game_id.clone(),
+                                expected_seq: 1,
+                                request_id: format!("flood{i}"),
+                                action: Some(v1::Action::default()),
+                            },
+                            &token,
+                        ))
+                        .await
+                        .map(|_| ())
+                };
+                match result {
+                    Ok(()) => counts.passed.fetch_add(1, Ordering::Relaxed),
+                    Err(s) if s.code() == Code::ResourceExhausted => {
+                        assert_exhausted(&s, "RATE_LIMITED", Duration::from_secs(1));
+                        counts.refused.fetch_add(1, Ordering::Relaxed)
+                    }
+                    // Passed the limiter, refused by the game: the action is empty or stale.
+                    Err(s) => {
+                        assert!(
+                            matches!(s.code(), Code::InvalidArgument | Code::Aborted),
+                            "{s:?}"
+                        );
+                        counts.passed.fetch_add(1, Ordering::Relaxed)
+                    }
+                };
+            }
+        }));
+    }
+    tokio::spawn(async move {
+        for h in handles {
+            h.await.expect("a flood task ends cleanly");
+        }
+    });
+    counts
+}
+
+// Several threads, so that the flood, the server and the bots run side by side as they would
+// in separate processes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_flooding_token_is_refused_and_another_game_keeps_going() {
+    let mut config = Config::for_tests();
+    // A bot at BOT_PACE makes two requests per action, at most 200 a second: below 300.
+    config.requests_per_second = 300.0;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let long_secs: Option<u64> = std::env::var("CANASTA_ABUSE_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok());
+
+    // Without a flood (a longer sample in the long run).
+    let quiet_actions = if long_secs.is_some() {
+        4 * BOUNDED_ACTIONS
+    } else {
+        BOUNDED_ACTIONS
+    };
+    let (quiet_game, quiet_tokens) = started_game(&mut client, 31).await;
+    let quiet = play_paced(&mut client, &quiet_game, &quiet_tokens, |n| {
+        n >= quiet_actions
+    })
+    .await;
+
+    // The flooder holds a seat of its own game.
+    let (flood_game, flood_tokens) = started_game(&mut client, 32).await;
+    let flood_seq = seq_of(&mut client, &flood_game).await;
+    let stop = Arc::new(AtomicBool::new(false));
+    let counts = flood(&server, &flood_game, &flood_tokens[0], 16, stop.clone()).await;
+    let flood_start = Instant::now();
+
+    // Meanwhile bots play another game (the same deal as the quiet one).
+    let mut flooded = Vec::new();
+    let mut games = 0;
+    loop {
+        let (game, tokens) = started_game(&mut client, 31).await;
+        games += 1;
+        let deadline = long_secs.map(|s| flood_start + Duration::from_secs(s));
+        let done = flooded.len();
+        flooded.extend(
+            play_paced(&mut client, &game, &tokens, |n| match deadline {
+                Some(d) => Instant::now() >= d,
+                None => done + n >= BOUNDED_ACTIONS,
+            })
+            .await,
+        );
+        let over = match deadline {
+            Some(d) => Instant::now() >= d,
+            None => flooded.len() >= BOUNDED_ACTIONS,
+        };
+        if over {
+            break;
+        }
+    }
+    // A flood slowed by a busy machine may not have outrun its bucket yet: give it time.
+    let patience = Instant::now() + Duration::from_secs(10);
+    while counts.refused.load(Ordering::Relaxed) == 0 && Instant::now() < patience {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    stop.store(true, Ordering::Relaxed);
+    let flood_secs = flood_start.elapsed().as_secs_f64();
+    let (passed, refused) = (
+        counts.passed.load(Ordering::Relaxed),
+        counts.refused.load(Ordering::Relaxed),
+    );
+    println!(
+        "flood: {passed} calls passed, {refused} refused RATE_LIMITED in {flood_secs:.2} s \
+         ({:.0} calls/s) from one token",
+        (passed + refused) as f64 / flood_secs
+    );
+    println!("other game without flood: {}", summary(quiet));
+    println!(
+        "other game during flood ({games} game(s)): {}",
+        summary(flooded.clone())
+    );
+
+    assert!(refused > 0, "the flood was never refused");
+    if long_secs.is_none() {
+        assert_eq!(flooded.len(), BOUNDED_ACTIONS, "the other game kept going");
+    }
+    // The flooder's refused and stale calls did not move its game.
+    assert_eq!(seq_of(&mut client, &flood_game).await, flood_seq);
+    server.stop().await;
+}
+
+// With a token limited to 1 request a second (bursts of 2), a burst of calls passes twice and is
+// then refused; a refused legal action is not applied; after the RetryInfo delay it is.
+#[tokio::test]
+async fn a_refused_action_is_not_applied_and_passes_after_the_delay() {
+    let mut config = Config::for_tests();
+    config.requests_per_second = 1.0;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let (game, tokens) = started_game(&mut client, 41).await;
+    // Find the seat to act; each view spends from that token's bucket, so use the other
+    // token's views only to find out.
+    let (seat, v) = {
+        let v0 = view(&mut client, &game, &tokens[0]).await;
+        if v0.legal.is_some() {
+            (0, v0)
+        } else {
+            (1, view(&mut client, &game, &tokens[1]).await)
+        }
+    };
+    let token = &tokens[seat];
+    let seq = v.view.as_ref().unwrap().seq;
+    let submit = v1::SubmitActionRequest {
+        game_id: game.clone(),
+        expected_seq: seq,
+        request_id: "once".into(),
+        action: Some(v.legal.unwrap().actions[0].clone()),
+    };
+    // Empty the bucket: the view above took one, a burst has two.
+    let mut refused = 0;
+    for _ in 0..20 {
+        let r = client
+            .get_view(authed(
+                v1::GetViewRequest {
+                    game_id: game.clone(),
+                    include_actions: false,
+                },
+                token,
+            ))
+            .await;
+        if let Err(s) = r {
+            assert_exhausted(&s, "RATE_LIMITED", Duration::from_secs(1));
+            refused += 1;
+        }
+    }
+    assert!(refused >= 18, "{refused} of 20 refused");
+    let status = client
+        .submit_action(authed(submit.clone(), token))
+        .await
+        .expect_err("the legal action is refused while the token is over its rate");
+    let delay = assert_exhausted(&status, "RATE_LIMITED", Duration::from_secs(1));
+    assert_eq!(
+        seq_of(&mut client, &game).await,
+        seq,
+        "a refused call moved the game"
+    );
+    tokio::time::sleep(delay + Duration::from_millis(50)).await;
+    let accepted = client
+        .submit_action(authed(submit, token))
+        .await
+        .expect("accepted after the delay")
+        .into_inner();
+    assert!(accepted.seq > seq);
+    assert_eq!(seq_of(&mut client, &game).await, accepted.seq);
+    server.stop().await;
+}
+
+/// Opens a watch stream of `game_id`, as the seat of `token` or as a spectator.
+async fn watch(
+    client: &mut Client,
+    game_id: &str,
+    token: Option<&str>,
+) -> Result<tonic::Streaming<v1::WatchGameResponse>, tonic::Status> {
+    let request = v1::WatchGameRequest {
+        game_id: game_id.to_string(),
+        after_seq: 0,
+        include_actions: false,
+    };
+    let request = match token {
+        Some(t) => authed(request, t),
+        None => tonic::Request::new(request),
+    };
+    client.watch_game(request).await.map(|r| r.into_inner())
+}
+
+/// Retries opening a stream until the server has noticed a closed one (bounded: 10 s).
+async fn watch_when_freed(
+    client: &mut Client,
+    game_id: &str,
+    token: Option<&str>,
+) -> tonic::Streaming<v1::WatchGameResponse> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match watch(client, game_id, token).await {
+            Ok(s) => return s,
+            Err(s) if reason(&s) == "TOO_MANY_WATCHERS" && Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(20)).await
+            }
+            Err(s) => panic!("the closed stream's place is not freed: {s:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_token_holds_at_most_its_watch_streams() {
+    let mut config = Config::for_tests();
+    config.max_watchers_per_token = 3;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let (game, tokens) = started_game(&mut client, 51).await;
+
+    // A flood of 20 concurrent watches from one token: exactly 3 are opened.
+    let mut attempts = Vec::new();
+    for _ in 0..20 {
+        let mut c = client.clone();
+        let (game, token) = (game.clone(), tokens[0].clone());
+        attempts.push(tokio::spawn(async move {
+            watch(&mut c, &game, Some(&token)).await
+        }));
+    }
+    let mut open = Vec::new();
+    for a in attempts {
+        match a.await.expect("the task ends") {
+            Ok(s) => open.push(s),
+            Err(s) => {
+                assert_exhausted(&s, "TOO_MANY_WATCHERS", Duration::from_secs(5));
+                assert!(s.message().contains("3 watch streams"), "{}", s.message());
+            }
+        }
+    }
+    assert_eq!(open.len(), 3);
+    // The open streams work: each starts with the game's first event.
+    for s in &mut open {
+        let first = next_message(s).await.expect("a message");
+        assert!(
+            matches!(first.kind, Some(v1::watch_game_response::Kind::Event(ref e)) if e.seq == 1),
+            "{first:?}"
+        );
+    }
+    // The other seat's token and spectators have places of their own.
+    let _other = watch(&mut client, &game, Some(&tokens[1]))
+        .await
+        .expect("another token's stream");
+    let _spectator = watch(&mut client, &game, None)
+        .await
+        .expect("a spectator's stream");
+
+    // Closing a stream frees its place, once.
+    drop(open.pop());
+    open.push(watch_when_freed(&mut client, &game, Some(&tokens[0])).await);
+    let status = watch(&mut client, &game, Some(&tokens[0]))
+        .await
+        .expect_err("the token is at its limit again");
+    assert_exhausted(&status, "TOO_MANY_WATCHERS", Duration::from_secs(5));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn spectators_of_one_address_are_limited() {
+    let mut config = Config::for_tests();
+    config.max_watchers_per_address = 4;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let (game_a, tokens) = started_game(&mut client, 61).await;
+    let (game_b, _) = started_game(&mut client, 62).await;
+
+    // Spectator streams count per address, across games.
+    let mut open = Vec::new();
+    for game in [&game_a, &game_b, &game_a, &game_b] {
+        open.push(watch(&mut client, game, None).await.expect("a spectator"));
+    }
+    let status = watch(&mut client, &game_b, None)
+        .await
+        .expect_err("a fifth spectator stream from this address");
+    assert_exhausted(&status, "TOO_MANY_WATCHERS", Duration::from_secs(5));
+    assert!(
+        status.message().contains("127.0.0.1"),
+        "{}",
+        status.message()
+    );
+    // A seat's own stream is counted under its token, not the address.
+    let _seat = watch(&mut client, &game_a, Some(&tokens[0]))
+        .await
+        .expect("a seat's stream");
+    // Closing one frees its place.
+    drop(open.remove(0));
+    open.push(watch_when_freed(&mut client, &game_b, None).await);
+    assert_eq!(open.len(), 4);
+    server.stop().await;
+}
+
+// Calls without a token are limited per address: here 3 a second, bursts of 6. Seat calls of
+// a token already seen are not; made-up tokens spend from the address's budget.
+#[tokio::test]
+async fn calls_without_a_token_are_limited_per_address() {
+    let mut config = Config::for_tests();
+    config.address_requests_per_second = 3.0;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    // Create and two joins: 3 calls; the seats' first views: 2 more.
+    let (game, tokens) = started_game(&mut client, 71).await;
+    for t in &tokens {
+        view(&mut client, &game, t).await;
+    }
+    let mut refused = 0;
+    let mut passed = 0;
+    for i in 0..30 {
+        let r = match i % 3 {
+            0 => client
+                .list_games(v1::ListGamesRequest::default())
+                .await
+                .map(|_| ()),
+            1 => client
+                .get_game(v1::GetGameRequest {
+                    game_id: game.clone(),
+                })
+                .await
+                .map(|_| ()),
+            _ => watch(&mut client, &game, None).await.map(|_| ()),
+        };
+        match r {
+            Ok(()) => passed += 1,
+            Err(s) => {
+                let delay = assert_exhausted(&s, "RATE_LIMITED", Duration::from_secs(1));
+                assert!(delay <= Duration::from_millis(334), "retry after {delay:?}");
+                assert!(s.message().contains("127.0.0.1"), "{}", s.message());
+                refused += 1;
+            }
+        }
+    }
+    assert!(
+        passed >= 1 && refused >= 20,
+        "{passed} passed, {refused} refused"
+    );
+    // Made-up tokens are new: each spends from the address, which is empty, instead of
+    // getting a fresh bucket of its own (each would pass, to be refused by the game).
+    let mut made_up_refused = 0;
+    for i in 0..10 {
+        let r = client
+            .get_view(authed(
+                v1::GetViewRequest {
+                    game_id: game.clone(),
+                    include_actions: false,
+                },
+                &format!("{i:032x}"),
+            ))
+            .await;
+        match r {
+            Err(s) if s.code() == Code::ResourceExhausted => {
+                assert_exhausted(&s, "RATE_LIMITED", Duration::from_secs(1));
+                made_up_refused += 1;
+            }
+            Err(s) => assert_eq!(reason(&s), "NOT_A_SEAT_OF_GAME", "{s:?}"),
+            Ok(_) => panic!("a made-up token got a view"),
+        }
+    }
+    assert!(
+        made_up_refused >= 8,
+        "{made_up_refused} of 10 made-up tokens refused"
+    );
+    // The seats keep playing: their tokens, already seen, have buckets of their own.
+    for t in &tokens {
+        let v = view(&mut client, &game, t).await;
+        assert_eq!(v.view.unwrap().status, v1::GameStatus::Playing as i32);
+    }
+    server.stop().await;
+}

@@ -1,0 +1,1241 @@
+//! Leak tests: random games of every preset played through a real server, while every seat and
+//! two spectators record everything the server sends them: watch streams (events and prompts,
+//! with and without the action lists), views, SubmitAction and CheckAction answers, refused
+//! requests (their messages and details), scores, and at the end the export. Afterwards the
+//! engine replays the exported game and each received item is checked against the referee's
+//! truth at the seq it reflects:
+//!
+//! - every event, view and score equals the engine's own redaction for that receiver, exactly;
+//! - independently of that redaction, no hand field carries another seat's cards (counts only),
+//!   no `Drew` or `DealStarted` names cards of another seat, and the viewer's own hand is exact;
+//! - legal choices, dry-run verdicts and rule errors equal what the engine derives from the
+//!   receiver's redacted view alone, so they cannot depend on a hidden card or the stock order;
+//! - no error message or detail names a card the caller could not know: only its own cards,
+//!   the public ones, and those its request named.
+//!
+//! The seed of each game is chosen by the server, so nothing is known to the players but what
+//! the server sends. `CANASTA_LEAK_GAMES=N` plays N games of each rule set instead of one;
+//! `CANASTA_LEAK_SEED` fixes the random choices of the players.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use canasta_engine::rng::Xoshiro256;
+use canasta_engine::{
+    Card, CardCounts, Event, Game, Phase, RuleError, Rules, Seat, Viewer, redact,
+};
+use canasta_proto::convert::{
+    ViewMeta, action_from_wire, all_card_kinds, card_to_wire, counts_from_wire, deal_score_to_wire,
+    event_to_wire, legal_to_wire, record_from_wire, result_to_wire, view_to_wire,
+};
+use canasta_proto::v1;
+use canasta_proto::v1::game_event::Kind as Ev;
+use canasta_proto::v1::watch_game_response::Kind as Msg;
+use canasta_server::Config;
+use canasta_tests::*;
+use tokio_stream::StreamExt;
+use tonic::{Code, Status};
+use tonic_types::StatusExt;
+
+/// The server's default limit of listed actions (`--max-prompt-actions`).
+const MAX_PROMPT_ACTIONS: usize = 2000;
+
+/// One thing a receiver got from the server.
+#[derive(Debug)]
+enum Received {
+    /// An event, from a watch stream or a SubmitAction answer.
+    Event(v1::GameEvent),
+    /// A prompt from a watch stream.
+    Prompt {
+        prompt: v1::Prompt,
+        include_actions: bool,
+    },
+    /// A GetView answer.
+    View {
+        response: v1::GetViewResponse,
+        include_actions: bool,
+    },
+    /// A CheckAction answer, asked when the game was at `seq`.
+    Check {
+        seq: u64,
+        action: v1::Action,
+        answer: v1::CheckActionResponse,
+    },
+    /// A refused request, made when the game was at `seq`; `action` is the action it carried.
+    Refused {
+        seq: u64,
+        action: Option<v1::Action>,
+        status: Status,
+    },
+    /// A GetScores answer, asked when the game was at `seq`.
+    Scores {
+        seq: u64,
+        scores: v1::GetScoresResponse,
+    },
+    /// The export of the finished game.
+    Export(v1::GameRecord),
+}
+
+/// Everything received in one game, by receiver.
+#[derive(Default)]
+struct Inbox {
+    items: Vec<(Viewer, Received)>,
+}
+
+impl Inbox {
+    fn push(&mut self, viewer: Viewer, item: Received) {
+        self.items.push((viewer, item));
+    }
+}
+
+/// Counts of what was checked, for the report of a long run.
+#[derive(Default, Debug)]
+struct Tally {
+    games: usize,
+    actions: usize,
+    events: usize,
+    prompts: usize,
+    views: usize,
+    checks: usize,
+    refusals: usize,
+    scores: usize,
+    /// Requests that named a card held by another seat and not by the caller.
+    probes_of_hidden_cards: usize,
+}
+
+// ----- the referee's truth, rebuilt from the export -----
+
+/// One entry of the server's log: its own events (joins, the start) or the engine's.
+enum LogItem {
+    Server(Ev),
+    Engine(Event),
+}
+
+/// The game as the referee saw it: every event by seq, and the state after each action.
+struct Truth {
+    rules: Rules,
+    game_id: String,
+    log: Vec<LogItem>,
+    states: HashMap<u64, Game>,
+    last: u64,
+}
+
+impl Truth {
+    /// Replays the export in the engine; every seat was joined in seat order by `join_all`.
+    fn replay(record: &v1::GameRecord) -> Truth {
+        let (setup, actions) = record_from_wire(record).expect("a valid record");
+        let (mut game, opening) = Game::start(&setup).expect("a valid setup");
+        let rules = *game.rules();
+        let mut log: Vec<LogItem> = (0..rules.players as u32)
+            .map(|seat| {
+                LogItem::Server(Ev::SeatJoined(v1::SeatJoined {
+                    seat,
+                    display_name: format!("player {seat}"),
+                }))
+            })
+            .collect();
+        log.push(LogItem::Server(Ev::GameStarted(v1::GameStarted {})));
+        log.extend(opening.into_iter().map(LogItem::Engine));
+        let mut states = HashMap::new();
+        states.insert(log.len() as u64, game.clone());
+        for (seat, action) in &actions {
+            let events = game
+                .apply(*seat, action)
+                .unwrap_or_else(|e| panic!("the export replays: {action} refused: {e}"));
+            log.extend(events.into_iter().map(LogItem::Engine));
+            states.insert(log.len() as u64, game.clone());
+        }
+        assert_eq!(game.phase(), Phase::Over, "the export replays to the end");
+        let last = log.len() as u64;
+        Truth {
+            rules,
+            game_id: record.game_id.clone(),
+            log,
+            states,
+            last,
+        }
+    }
+
+    /// The event `seq` as `viewer` must see it.
+    fn event(&self, seq: u64, viewer: Viewer) -> v1::GameEvent {
+        let item = &self.log[(seq - 1) as usize];
+        v1::GameEvent {
+            seq,
+            kind: Some(match item {
+                LogItem::Server(k) => k.clone(),
+                LogItem::Engine(e) => event_to_wire(&redact(e, viewer)),
+            }),
+        }
+    }
+
+    /// The state after event `seq`, which must end an action (or the opening).
+    fn state(&self, seq: u64) -> &Game {
+        self.states
+            .get(&seq)
+            .unwrap_or_else(|| panic!("seq {seq} does not end an action"))
+    }
+
+    /// The view of `viewer` at `seq` on the wire, as the server must send it.
+    fn wire_view(&self, seq: u64, viewer: Viewer) -> v1::GameView {
+        let game = self.state(seq);
+        let players = self.rules.players as usize;
+        let names: Vec<String> = (0..players).map(|s| format!("player {s}")).collect();
+        let occupied = vec![true; players];
+        let meta = ViewMeta {
+            game_id: &self.game_id,
+            seq,
+            status: if game.phase() == Phase::Over {
+                v1::GameStatus::Finished
+            } else {
+                v1::GameStatus::Playing
+            },
+            names: &names,
+            occupied: &occupied,
+            result: result_to_wire(game.winner(), game.scores()),
+        };
+        view_to_wire(&game.view(viewer), &meta)
+    }
+
+    /// The cards `viewer` may know at `seq`: its own hand and every public card (the pile, the
+    /// melds, the red threes).
+    fn known_cards(&self, seq: u64, viewer: Viewer) -> CardCounts {
+        let game = self.state(seq);
+        let mut known = CardCounts::new();
+        if let Viewer::Seat(s) = viewer {
+            known.add_all(game.hand(s));
+        }
+        let public = self.wire_view(seq, Viewer::Spectator);
+        let mut cards: Vec<v1::Card> = public.pile.clone();
+        for side in &public.sides {
+            for meld in &side.melds {
+                cards.extend(meld.cards.iter().cloned());
+            }
+        }
+        for seat in &public.seats {
+            cards.extend(seat.red_threes.iter().cloned());
+        }
+        known.add_all(&counts_from_wire(&cards, "public").expect("valid cards"));
+        known
+    }
+
+    /// The cards held at `seq` by seats other than `viewer`.
+    fn hidden_cards(&self, seq: u64, viewer: Viewer) -> CardCounts {
+        let game = self.state(seq);
+        let mut hidden = CardCounts::new();
+        for seat in game.table().seats() {
+            if !viewer.sees_hand_of(seat) {
+                hidden.add_all(game.hand(seat));
+            }
+        }
+        hidden
+    }
+
+    /// The verdict on `action` by `viewer` at `seq` that the engine derives from the viewer's
+    /// redacted view alone.
+    fn visible_verdict(&self, seq: u64, viewer: Viewer, action: &v1::Action) -> Verdict {
+        let Viewer::Seat(seat) = viewer else {
+            panic!("a spectator's action is refused before any rule");
+        };
+        let game = self.state(seq);
+        if game.phase() == Phase::Over {
+            return Verdict::Finished;
+        }
+        let action = match action_from_wire(action) {
+            Ok(a) => a,
+            Err(e) => return Verdict::Malformed(e.reason.to_string()),
+        };
+        let view = game.view(viewer);
+        let result = match view.legal() {
+            Some(legal) if view.to_act == Some(seat) => legal.check(&action),
+            // Not this seat's turn: the seat to act is public.
+            _ => Err(RuleError::NotYourTurn {
+                to_act: game.to_act().expect("a seat to act"),
+            }),
+        };
+        match result {
+            Ok(()) => Verdict::Legal,
+            Err(e) => Verdict::Rule(e.code().to_string(), e.to_string()),
+        }
+    }
+}
+
+/// What the server must answer to an action.
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    Legal,
+    Rule(String, String),
+    Malformed(String),
+    Finished,
+}
+
+/// Every card kind named in `text` (as the engine writes cards: `K♠`, `10♥`, `Jk`).
+fn cards_named(text: &str) -> Vec<Card> {
+    // No rank label is the end of another ("10♥" holds no other card's name).
+    all_card_kinds()
+        .filter(|c| text.contains(&c.to_string()))
+        .collect()
+}
+
+/// The texts of a status that a client reads: its message and every detail's words.
+fn status_texts(status: &Status) -> Vec<String> {
+    let mut texts = vec![status.message().to_string()];
+    if let Some(info) = status.get_details_error_info() {
+        texts.push(info.reason.clone());
+        texts.extend(info.metadata.values().cloned());
+    }
+    if let Some(bad) = status.get_details_bad_request() {
+        for v in bad.field_violations {
+            texts.push(v.field);
+            texts.push(v.description);
+        }
+    }
+    texts
+}
+
+/// The cards an action names.
+fn action_cards(action: &v1::Action) -> CardCounts {
+    use v1::action::Kind;
+    let mut cards: Vec<v1::Card> = Vec::new();
+    match &action.kind {
+        Some(Kind::TakePile(t)) => {
+            cards.extend(t.cards.iter().cloned());
+            for m in &t.melds {
+                cards.extend(m.cards.iter().cloned());
+            }
+        }
+        Some(Kind::Meld(m)) => {
+            for m in &m.melds {
+                cards.extend(m.cards.iter().cloned());
+            }
+        }
+        Some(Kind::Discard(d)) => cards.extend(d.card.iter().cloned()),
+        Some(Kind::GoOut(g)) => {
+            for m in &g.melds {
+                cards.extend(m.cards.iter().cloned());
+            }
+            cards.extend(g.discard.iter().cloned());
+        }
+        _ => {}
+    }
+    // Malformed cards name nothing.
+    counts_from_wire(&cards, "action").unwrap_or_default()
+}
+
+/// Fails if `text`, received by `viewer` at `seq` in answer to a request naming `named`,
+/// names a card of another hand that is neither public, nor the viewer's, nor named by it.
+fn assert_names_no_hidden_card(
+    truth: &Truth,
+    seq: u64,
+    viewer: Viewer,
+    named: &CardCounts,
+    text: &str,
+) {
+    let mut allowed = truth.known_cards(seq, viewer);
+    allowed.add_all(named);
+    let hidden = truth.hidden_cards(seq, viewer);
+    for card in cards_named(text) {
+        assert!(
+            allowed.count(card) > 0 || hidden.count(card) == 0,
+            "LEAK: {viewer:?} at seq {seq} was told {text:?}, which names {card}, a card of \
+             another hand it may not know"
+        );
+    }
+}
+
+// ----- checking what was received -----
+
+/// Checks one event against the truth: the engine's redaction, and independently that hidden
+/// fields carry only the viewer's own cards.
+fn check_event(truth: &Truth, viewer: Viewer, event: &v1::GameEvent) {
+    assert!(
+        event.seq >= 1 && event.seq <= truth.last,
+        "an event with seq {}",
+        event.seq
+    );
+    match &event.kind {
+        Some(Ev::DealStarted(d)) => {
+            for hand in &d.hands {
+                if !viewer.sees_hand_of(Seat(hand.seat as u8)) {
+                    assert!(
+                        hand.cards.is_empty(),
+                        "LEAK: {viewer:?} got seat {}'s dealt cards at seq {}",
+                        hand.seat,
+                        event.seq
+                    );
+                }
+            }
+        }
+        Some(Ev::Drew(d)) if !viewer.sees_hand_of(Seat(d.seat as u8)) => {
+            assert!(
+                d.cards.is_empty(),
+                "LEAK: {viewer:?} got the cards seat {} drew at seq {}",
+                d.seat,
+                event.seq
+            );
+        }
+        _ => {}
+    }
+    assert_eq!(
+        *event,
+        truth.event(event.seq, viewer),
+        "{viewer:?}: event {}",
+        event.seq
+    );
+}
+
+/// Checks a view: exactly the engine's view for the viewer; other hands as counts only; the
+/// legal choices as the engine derives them from the redacted view.
+fn check_view(truth: &Truth, viewer: Viewer, response: &v1::GetViewResponse, include: bool) {
+    let view = response.view.as_ref().expect("a view");
+    let seq = view.seq;
+    let game = truth.state(seq);
+    // Leaks first: a view of another seat's hand is a leak whatever else is wrong with it.
+    for seat in &view.seats {
+        let s = Seat(seat.seat as u8);
+        assert!(
+            viewer.sees_hand_of(s) || seat.hand.is_empty(),
+            "LEAK: {viewer:?} got seat {}'s hand in a view at seq {seq}",
+            seat.seat
+        );
+    }
+    for seat in &view.seats {
+        let s = Seat(seat.seat as u8);
+        assert_eq!(seat.hand_count as usize, game.hand(s).len());
+        if viewer.sees_hand_of(s) {
+            assert_eq!(
+                counts_from_wire(&seat.hand, "hand").expect("valid cards"),
+                *game.hand(s),
+                "{viewer:?} sees its own hand exactly"
+            );
+        }
+    }
+    assert_eq!(
+        *view,
+        truth.wire_view(seq, viewer),
+        "{viewer:?}: view at {seq}"
+    );
+    let expected = match viewer {
+        Viewer::Seat(s) if game.phase() != Phase::Over && game.to_act() == Some(s) => {
+            let redacted = game.view(viewer);
+            let legal = redacted.legal().expect("the seat to act sees its choices");
+            Some(legal_to_wire(
+                &legal,
+                if include { MAX_PROMPT_ACTIONS } else { 0 },
+            ))
+        }
+        _ => None,
+    };
+    assert_eq!(
+        response.legal, expected,
+        "{viewer:?}: legal choices at {seq}"
+    );
+    assert_eq!(response.time_left_ms, None);
+}
+
+/// Checks a prompt: for the viewer's seat, when it must act, with the choices the engine
+/// derives from its redacted view.
+fn check_prompt(truth: &Truth, viewer: Viewer, prompt: &v1::Prompt, include: bool) {
+    let Viewer::Seat(seat) = viewer else {
+        panic!("a spectator was prompted: {prompt:?}");
+    };
+    let game = truth.state(prompt.seq);
+    assert_eq!(prompt.seat, seat.0 as u32);
+    assert_eq!(game.to_act(), Some(seat), "prompted when not to act");
+    let redacted = game.view(viewer);
+    let legal = redacted.legal().expect("the seat to act sees its choices");
+    let mut expected = legal_to_wire(&legal, MAX_PROMPT_ACTIONS);
+    if !include {
+        expected.actions.clear();
+        expected.actions_truncated = false;
+    }
+    assert_eq!(
+        prompt.legal.as_ref(),
+        Some(&expected),
+        "prompt at {}",
+        prompt.seq
+    );
+    assert_eq!(prompt.game_id, truth.game_id);
+}
+
+/// Checks everything one game's receivers got.
+fn check_inbox(inbox: &Inbox, tally: &mut Tally) {
+    let record = inbox
+        .items
+        .iter()
+        .find_map(|(_, r)| match r {
+            Received::Export(rec) => Some(rec.clone()),
+            _ => None,
+        })
+        .expect("the game was exported");
+    let truth = Truth::replay(&record);
+    tally.games += 1;
+    tally.actions += record.actions.len();
+    for (viewer, item) in &inbox.items {
+        let viewer = *viewer;
+        match item {
+            Received::Event(e) => {
+                check_event(&truth, viewer, e);
+                tally.events += 1;
+            }
+            Received::Prompt {
+                prompt,
+                include_actions,
+            } => {
+                check_prompt(&truth, viewer, prompt, *include_actions);
+                tally.prompts += 1;
+            }
+            Received::View {
+                response,
+                include_actions,
+            } => {
+                check_view(&truth, viewer, response, *include_actions);
+                tally.views += 1;
+            }
+            Received::Check {
+                seq,
+                action,
+                answer,
+            } => {
+                let got = if answer.legal {
+                    Verdict::Legal
+                } else {
+                    Verdict::Rule(answer.reason.clone(), answer.message.clone())
+                };
+                assert_eq!(
+                    got,
+                    truth.visible_verdict(*seq, viewer, action),
+                    "{viewer:?}: CheckAction at {seq} of {action:?}"
+                );
+                let named = action_cards(action);
+                if truth.hidden_cards(*seq, viewer).contains(&named) && !named.is_empty() {
+                    tally.probes_of_hidden_cards += 1;
+                }
+                assert_names_no_hidden_card(&truth, *seq, viewer, &named, &answer.message);
+                tally.checks += 1;
+            }
+            Received::Refused {
+                seq,
+                action,
+                status,
+            } => {
+                let named = action.as_ref().map(action_cards).unwrap_or_default();
+                if status.code() == Code::FailedPrecondition
+                    && let Some(action) = action
+                {
+                    let expected = truth.visible_verdict(*seq, viewer, action);
+                    let got = match expected {
+                        Verdict::Finished => Verdict::Finished,
+                        _ => Verdict::Rule(reason(status), status.message().to_string()),
+                    };
+                    assert_eq!(got, expected, "{viewer:?}: refusal at {seq} of {action:?}");
+                    if truth.hidden_cards(*seq, viewer).contains(&named) && !named.is_empty() {
+                        tally.probes_of_hidden_cards += 1;
+                    }
+                }
+                for text in status_texts(status) {
+                    assert_names_no_hidden_card(&truth, *seq, viewer, &named, &text);
+                }
+                tally.refusals += 1;
+            }
+            Received::Scores { seq, scores } => {
+                let game = truth.state(*seq);
+                let expected = v1::GetScoresResponse {
+                    deals: game.history().iter().map(deal_score_to_wire).collect(),
+                    result: Some(result_to_wire(game.winner(), game.scores())),
+                };
+                assert_eq!(*scores, expected, "scores at {seq}");
+                tally.scores += 1;
+            }
+            Received::Export(rec) => assert_eq!(*rec, record),
+        }
+    }
+}
+
+// ----- playing -----
+
+/// One rule set to play.
+struct Table {
+    preset: v1::Preset,
+    players: u32,
+}
+
+/// Reads a watch stream to its end, recording everything for `viewer`.
+fn spawn_watcher(
+    mut client: Client,
+    game_id: String,
+    token: Option<String>,
+    include_actions: bool,
+) -> tokio::task::JoinHandle<Vec<Received>> {
+    tokio::spawn(async move {
+        let request = v1::WatchGameRequest {
+            game_id,
+            after_seq: 0,
+            include_actions,
+        };
+        let mut stream = match &token {
+            Some(t) => client.watch_game(authed(request, t)).await,
+            None => client.watch_game(request).await,
+        }
+        .expect("a watch stream")
+        .into_inner();
+        let mut got = Vec::new();
+        loop {
+            let message = tokio::time::timeout(Duration::from_secs(60), stream.next())
+                .await
+                .expect("a message within 60 s");
+            match message {
+                None => break,
+                Some(m) => match m.expect("a good message").kind {
+                    Some(Msg::Event(e)) => got.push(Received::Event(e)),
+                    Some(Msg::Prompt(prompt)) => got.push(Received::Prompt {
+                        prompt,
+                        include_actions,
+                    }),
+                    Some(Msg::Heartbeat(_)) => {}
+                    Some(Msg::Lagged(l)) => panic!("a watcher lagged at {}", l.last_seq),
+                    None => panic!("an empty watch message"),
+                },
+            }
+        }
+        got
+    })
+}
+
+/// A card kind the caller (by its own view) does not hold, and if there is one, that it cannot
+/// see anywhere: in another hand or in the stock. Late in a deal the pile and the melds may
+/// show every kind; then a kind merely not held will do.
+fn unseen_card(view: &v1::GameView, rng: &mut Xoshiro256) -> v1::Card {
+    let mine = match view.viewer_seat {
+        Some(me) => counts_from_wire(&view.seats[me as usize].hand, "hand").expect("valid cards"),
+        None => CardCounts::new(),
+    };
+    let mut public = view.pile.clone();
+    for side in &view.sides {
+        for meld in &side.melds {
+            public.extend(meld.cards.iter().cloned());
+        }
+    }
+    for seat in &view.seats {
+        public.extend(seat.red_threes.iter().cloned());
+    }
+    let public = counts_from_wire(&public, "public").expect("valid cards");
+    let not_held: Vec<Card> = all_card_kinds().filter(|c| mine.count(*c) == 0).collect();
+    let unseen: Vec<Card> = not_held
+        .iter()
+        .copied()
+        .filter(|c| public.count(*c) == 0)
+        .collect();
+    let from = if unseen.is_empty() {
+        &not_held
+    } else {
+        &unseen
+    };
+    card_to_wire(from[rng.below(from.len() as u64) as usize])
+}
+
+/// Wrong actions naming cards the caller does not hold.
+fn probe_actions(view: &v1::GameView, rng: &mut Xoshiro256) -> Vec<v1::Action> {
+    use v1::action::Kind;
+    let x = unseen_card(view, rng);
+    let y = unseen_card(view, rng);
+    let spec = |index: Option<u32>, cards: Vec<v1::Card>| v1::MeldSpec {
+        meld_index: index,
+        cards,
+    };
+    vec![
+        v1::Action {
+            kind: Some(Kind::Discard(v1::DiscardAction { card: Some(x) })),
+        },
+        v1::Action {
+            kind: Some(Kind::Meld(v1::MeldAction {
+                melds: vec![spec(None, vec![x, x, y])],
+            })),
+        },
+        v1::Action {
+            kind: Some(Kind::Meld(v1::MeldAction {
+                melds: vec![spec(Some(0), vec![y])],
+            })),
+        },
+        v1::Action {
+            kind: Some(Kind::TakePile(v1::TakePileAction {
+                meld_index: None,
+                cards: vec![x, x],
+                melds: vec![spec(None, vec![y, y, y])],
+            })),
+        },
+        v1::Action {
+            kind: Some(Kind::GoOut(v1::GoOutAction {
+                melds: vec![spec(None, vec![x, x, x])],
+                discard: Some(y),
+            })),
+        },
+    ]
+}
+
+/// A GetView, recorded.
+async fn get_view(
+    client: &mut Client,
+    inbox: &mut Inbox,
+    game_id: &str,
+    viewer: Viewer,
+    token: Option<&String>,
+    include_actions: bool,
+) -> v1::GetViewResponse {
+    let request = v1::GetViewRequest {
+        game_id: game_id.to_string(),
+        include_actions,
+    };
+    let response = match token {
+        Some(t) => client.get_view(authed(request, t)).await,
+        None => client.get_view(request).await,
+    }
+    .expect("a view")
+    .into_inner();
+    inbox.push(
+        viewer,
+        Received::View {
+            response: response.clone(),
+            include_actions,
+        },
+    );
+    response
+}
+
+/// A SubmitAction that must be refused, recorded.
+async fn submit_wrong(
+    client: &mut Client,
+    inbox: &mut Inbox,
+    viewer: Viewer,
+    token: Option<&String>,
+    request: v1::SubmitActionRequest,
+    seq: u64,
+) {
+    let action = request.action.clone();
+    let answer = match token {
+        Some(t) => client.submit_action(authed(request, t)).await,
+        None => client.submit_action(request).await,
+    };
+    let status = answer.expect_err("a wrong action is refused");
+    inbox.push(
+        viewer,
+        Received::Refused {
+            seq,
+            action,
+            status,
+        },
+    );
+}
+
+/// A CheckAction, recorded.
+async fn check(
+    client: &mut Client,
+    inbox: &mut Inbox,
+    game_id: &str,
+    viewer: Viewer,
+    token: &str,
+    action: v1::Action,
+    seq: u64,
+) {
+    let request = v1::CheckActionRequest {
+        game_id: game_id.to_string(),
+        action: Some(action.clone()),
+    };
+    match client.check_action(authed(request, token)).await {
+        Ok(answer) => inbox.push(
+            viewer,
+            Received::Check {
+                seq,
+                action,
+                answer: answer.into_inner(),
+            },
+        ),
+        Err(status) => inbox.push(
+            viewer,
+            Received::Refused {
+                seq,
+                action: Some(action),
+                status,
+            },
+        ),
+    }
+}
+
+/// Sends the probes of one step: views of every receiver, dry runs and refused submissions of
+/// wrong actions by every seat, and a few malformed or misdirected requests.
+#[allow(clippy::too_many_arguments)]
+async fn probe(
+    client: &mut Client,
+    inbox: &mut Inbox,
+    game_id: &str,
+    tokens: &[String],
+    actor: usize,
+    chosen: &v1::Action,
+    seq: u64,
+    rng: &mut Xoshiro256,
+) {
+    let include = rng.below(2) == 0;
+    get_view(client, inbox, game_id, Viewer::Spectator, None, include).await;
+    for (s, token) in tokens.iter().enumerate() {
+        let viewer = Viewer::Seat(Seat(s as u8));
+        let view = get_view(client, inbox, game_id, viewer, Some(token), include).await;
+        let view = view.view.expect("a view");
+        // Two wrong actions and the move chosen for the seat to act (its own legal move, or
+        // another seat's) are dry-run; one wrong action is submitted for real.
+        let mut wrong = probe_actions(&view, rng);
+        let first = wrong.swap_remove(rng.below(wrong.len() as u64) as usize);
+        let second = wrong.swap_remove(rng.below(wrong.len() as u64) as usize);
+        for action in [&first, &second, chosen] {
+            check(client, inbox, game_id, viewer, token, action.clone(), seq).await;
+        }
+        let action = if s == actor { first } else { chosen.clone() };
+        let request = v1::SubmitActionRequest {
+            game_id: game_id.to_string(),
+            expected_seq: seq,
+            request_id: format!("wrong-{seq}-{s}"),
+            action: Some(action),
+        };
+        submit_wrong(client, inbox, viewer, Some(token), request, seq).await;
+    }
+    let token = &tokens[actor];
+    let viewer = Viewer::Seat(Seat(actor as u8));
+    // A stale seq, a malformed card, no token, a token of no seat, an export too early.
+    let stale = v1::SubmitActionRequest {
+        game_id: game_id.to_string(),
+        expected_seq: seq - 1,
+        request_id: format!("stale-{seq}"),
+        action: Some(chosen.clone()),
+    };
+    submit_wrong(client, inbox, viewer, Some(token), stale, seq).await;
+    let malformed = v1::SubmitActionRequest {
+        game_id: game_id.to_string(),
+        expected_seq: seq,
+        request_id: format!("malformed-{seq}"),
+        action: Some(v1::Action {
+            kind: Some(v1::action::Kind::Discard(v1::DiscardAction {
+                card: Some(v1::Card { rank: 0, suit: 9 }),
+            })),
+        }),
+    };
+    submit_wrong(client, inbox, viewer, Some(token), malformed, seq).await;
+    let anonymous = v1::SubmitActionRequest {
+        game_id: game_id.to_string(),
+        expected_seq: seq,
+        request_id: format!("anonymous-{seq}"),
+        action: Some(chosen.clone()),
+    };
+    submit_wrong(
+        client,
+        inbox,
+        Viewer::Spectator,
+        None,
+        anonymous.clone(),
+        seq,
+    )
+    .await;
+    let stranger = "0123456789abcdef0123456789abcdef".to_string();
+    submit_wrong(
+        client,
+        inbox,
+        Viewer::Spectator,
+        Some(&stranger),
+        anonymous,
+        seq,
+    )
+    .await;
+    match client
+        .export_game(v1::ExportGameRequest {
+            game_id: game_id.to_string(),
+        })
+        .await
+    {
+        Ok(r) => panic!("an unfinished game was exported: {r:?}"),
+        Err(status) => inbox.push(
+            Viewer::Spectator,
+            Received::Refused {
+                seq,
+                action: None,
+                status,
+            },
+        ),
+    }
+    let scores = client
+        .get_scores(v1::GetScoresRequest {
+            game_id: game_id.to_string(),
+        })
+        .await
+        .expect("scores")
+        .into_inner();
+    inbox.push(Viewer::Spectator, Received::Scores { seq, scores });
+}
+
+/// Plays one game of `table` with random moves, probing on some steps; returns the inbox.
+async fn play_one(client: &mut Client, server: &TestServer, table: &Table, seed: u64) -> Inbox {
+    let mut rng = Xoshiro256::seed_from_u64(seed);
+    let game = create_with(
+        client,
+        v1::CreateGameRequest {
+            rules: Some(rules(
+                table.preset,
+                table.players,
+                &[("target_score", "150")],
+            )),
+            // The server picks the seed: the players know only what it tells them.
+            seed: None,
+            ..Default::default()
+        },
+    )
+    .await;
+    let id = game.game_id.clone();
+    let tokens = join_all(client, &game).await;
+    let mut inbox = Inbox::default();
+    // Every seat and two spectators watch, half of them with the action lists.
+    let mut watchers = Vec::new();
+    for (s, token) in tokens.iter().enumerate() {
+        let viewer = Viewer::Seat(Seat(s as u8));
+        let task = spawn_watcher(
+            server.client().await,
+            id.clone(),
+            Some(token.clone()),
+            s % 2 == 0,
+        );
+        watchers.push((viewer, task));
+    }
+    for include in [true, false] {
+        let task = spawn_watcher(server.client().await, id.clone(), None, include);
+        watchers.push((Viewer::Spectator, task));
+    }
+    let mut step = 0u64;
+    loop {
+        let public = get_view(client, &mut inbox, &id, Viewer::Spectator, None, false).await;
+        let public = public.view.expect("a view");
+        if public.status == v1::GameStatus::Finished as i32 {
+            break;
+        }
+        let actor = public.to_act.expect("a seat to act") as usize;
+        let viewer = Viewer::Seat(Seat(actor as u8));
+        let mine = get_view(client, &mut inbox, &id, viewer, Some(&tokens[actor]), true).await;
+        let seq = mine.view.as_ref().expect("a view").seq;
+        let legal = mine.legal.expect("the seat to act has choices");
+        let chosen = legal.actions[rng.below(legal.actions.len() as u64) as usize].clone();
+        // Probing every step would make the games slow; one step in six is plenty.
+        if rng.below(6) == 0 {
+            probe(
+                client, &mut inbox, &id, &tokens, actor, &chosen, seq, &mut rng,
+            )
+            .await;
+        }
+        let answer = client
+            .submit_action(authed(
+                v1::SubmitActionRequest {
+                    game_id: id.clone(),
+                    expected_seq: seq,
+                    request_id: format!("move-{step}"),
+                    action: Some(chosen),
+                },
+                &tokens[actor],
+            ))
+            .await
+            .expect("a listed action is accepted")
+            .into_inner();
+        for e in answer.events {
+            inbox.push(viewer, Received::Event(e));
+        }
+        step += 1;
+        assert!(step < 20_000, "the game ends");
+    }
+    // After the end: every receiver's view, the scores, and the export.
+    let seq = get_view(client, &mut inbox, &id, Viewer::Spectator, None, true)
+        .await
+        .view
+        .expect("a view")
+        .seq;
+    for (s, token) in tokens.iter().enumerate() {
+        let viewer = Viewer::Seat(Seat(s as u8));
+        get_view(client, &mut inbox, &id, viewer, Some(token), true).await;
+    }
+    let scores = client
+        .get_scores(v1::GetScoresRequest {
+            game_id: id.clone(),
+        })
+        .await
+        .expect("scores")
+        .into_inner();
+    inbox.push(Viewer::Spectator, Received::Scores { seq, scores });
+    let record = client
+        .export_game(v1::ExportGameRequest {
+            game_id: id.clone(),
+        })
+        .await
+        .expect("the finished game is exported")
+        .into_inner()
+        .record
+        .expect("a record");
+    inbox.push(Viewer::Spectator, Received::Export(record));
+    for (viewer, task) in watchers {
+        let got = task.await.expect("the watcher ends");
+        // A watcher receives every event of the game, in order.
+        let seqs: Vec<u64> = got
+            .iter()
+            .filter_map(|r| match r {
+                Received::Event(e) => Some(e.seq),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            seqs,
+            (1..=seq).collect::<Vec<_>>(),
+            "{viewer:?}: every event"
+        );
+        for item in got {
+            inbox.push(viewer, item);
+        }
+    }
+    inbox
+}
+
+/// The checks are not vacuous: a card a seat drew, planted in what another seat or a
+/// spectator received, and a seat's view delivered to another seat, are each caught.
+fn assert_planted_leaks_are_caught(inbox: &Inbox) {
+    let export = inbox
+        .items
+        .iter()
+        .find_map(|(_, r)| match r {
+            Received::Export(rec) => Some(rec.clone()),
+            _ => None,
+        })
+        .expect("an export");
+    let drawn = inbox.items.iter().find_map(|(v, r)| match (v, r) {
+        (Viewer::Seat(s), Received::Event(e))
+            if matches!(&e.kind, Some(Ev::Drew(d)) if !d.cards.is_empty()) =>
+        {
+            Some((*s, Received::Event(e.clone())))
+        }
+        _ => None,
+    });
+    let view = inbox.items.iter().find_map(|(v, r)| match (v, r) {
+        (Viewer::Seat(s), Received::View { response, .. }) => Some((
+            *s,
+            Received::View {
+                response: response.clone(),
+                include_actions: false,
+            },
+        )),
+        _ => None,
+    });
+    for (seat, item) in [drawn, view]
+        .into_iter()
+        .map(|p| p.expect("an item to plant"))
+    {
+        let other = Viewer::Seat(Seat((seat.0 + 1) % export.display_names.len() as u8));
+        for viewer in [other, Viewer::Spectator] {
+            let planted = Inbox {
+                items: vec![
+                    (Viewer::Spectator, Received::Export(export.clone())),
+                    (viewer, clone_received(&item)),
+                ],
+            };
+            let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                check_inbox(&planted, &mut Tally::default())
+            }));
+            let message = match caught {
+                Ok(()) => panic!("a planted leak to {viewer:?} was not caught"),
+                Err(payload) => payload
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .unwrap_or_default(),
+            };
+            assert!(message.starts_with("LEAK"), "caught as a leak: {message}");
+        }
+    }
+}
+
+/// A copy of an event or a view (the only items planted).
+fn clone_received(item: &Received) -> Received {
+    match item {
+        Received::Event(e) => Received::Event(e.clone()),
+        Received::View {
+            response,
+            include_actions,
+        } => Received::View {
+            response: response.clone(),
+            include_actions: *include_actions,
+        },
+        other => panic!("not planted: {other:?}"),
+    }
+}
+
+/// Plays `CANASTA_LEAK_GAMES` games (default 1) of each table and checks every inbox.
+async fn play_and_check(tables: &[Table]) -> Tally {
+    let games: usize = std::env::var("CANASTA_LEAK_GAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let seed: u64 = std::env::var("CANASTA_LEAK_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(rand::random);
+    eprintln!("CANASTA_LEAK_SEED={seed}");
+    let mut config = Config::for_tests();
+    config.requests_per_second = 1e9;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let mut tally = Tally::default();
+    let mut rng = Xoshiro256::seed_from_u64(seed);
+    for _ in 0..games {
+        for table in tables {
+            let inbox = play_one(&mut client, &server, table, rng.next_u64()).await;
+            check_inbox(&inbox, &mut tally);
+            if tally.games == 1 {
+                assert_planted_leaks_are_caught(&inbox);
+            }
+        }
+    }
+    eprintln!("{tally:?}");
+    assert!(
+        tally.probes_of_hidden_cards > 0,
+        "the probes named hidden cards"
+    );
+    server.stop().await;
+    tally
+}
+
+fn official(players: std::ops::RangeInclusive<u32>) -> Vec<Table> {
+    players
+        .map(|players| Table {
+            preset: v1::Preset::Official,
+            players,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn official_games_of_two_to_four_players_leak_nothing() {
+    play_and_check(&official(2..=4)).await;
+}
+
+#[tokio::test]
+async fn official_games_of_five_and_six_players_leak_nothing() {
+    play_and_check(&official(5..=6)).await;
+}
+
+#[tokio::test]
+async fn wiener_samba_and_swiss_games_leak_nothing() {
+    let tables = [
+        Table {
+            preset: v1::Preset::Wiener,
+            players: 4,
+        },
+        Table {
+            preset: v1::Preset::Samba,
+            players: 3,
+        },
+        Table {
+            preset: v1::Preset::Swiss,
+            players: 4,
+        },
+    ];
+    play_and_check(&tables).await;
+}
+
+#[test]
+fn card_names_are_found_in_messages() {
+    let named = cards_named("you do not hold that many 10♥: you hold 0; K♠ and Jk");
+    let names: Vec<String> = named.iter().map(|c| c.to_string()).collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    for n in ["10♥", "K♠", "Jk"] {
+        assert!(names.contains(&n.to_string()), "{names:?}");
+    }
+}
+
+// A seat's watch stream follows its holder, not the seat: once he leaves, the cards of the
+// seat's next holder must not reach him.
+#[tokio::test]
+async fn a_stream_of_a_seat_that_was_left_shows_nothing_of_the_next_holder() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let game = create_with(
+        &mut client,
+        v1::CreateGameRequest {
+            rules: Some(rules(v1::Preset::Official, 2, &[("target_score", "150")])),
+            seed: Some(3),
+            first_dealer: Some(1),
+            ..Default::default()
+        },
+    )
+    .await;
+    let id = game.game_id.clone();
+    let mut tokens = join_all(&mut client, &game).await;
+    let mut old = client
+        .watch_game(authed(
+            v1::WatchGameRequest {
+                game_id: id.clone(),
+                after_seq: 0,
+                include_actions: true,
+            },
+            &tokens[0],
+        ))
+        .await
+        .expect("a stream")
+        .into_inner();
+    client
+        .leave_game(authed(
+            v1::LeaveGameRequest {
+                game_id: id.clone(),
+            },
+            &tokens[0],
+        ))
+        .await
+        .expect("the seat is left");
+    let joined = client
+        .join_game(v1::JoinGameRequest {
+            game_id: id.clone(),
+            seat: Some(0),
+            display_name: "next holder".into(),
+        })
+        .await
+        .expect("the seat is free")
+        .into_inner();
+    tokens[0] = joined.token;
+    // The next holder of seat 0 plays a few turns: he draws cards only he may see.
+    play_to_end(&mut client, &id, &tokens, 12, |_| 0).await;
+    let mut after_leave = false;
+    let mut ended = false;
+    loop {
+        let message = match tokio::time::timeout(Duration::from_millis(500), old.next()).await {
+            Ok(Some(Ok(message))) => message,
+            Ok(None) => {
+                ended = true;
+                break;
+            }
+            Ok(Some(Err(status))) => panic!("the stream fails: {status:?}"),
+            Err(_) => break,
+        };
+        match message.kind {
+            Some(Msg::Event(e)) => {
+                if let Some(Ev::SeatLeft(_)) = e.kind {
+                    after_leave = true;
+                }
+                if let Some(Ev::Drew(d)) = &e.kind {
+                    assert!(
+                        !after_leave || d.cards.is_empty(),
+                        "LEAK: the stream of the seat's former holder shows the cards its next \
+                         holder drew (seq {})",
+                        e.seq
+                    );
+                }
+            }
+            Some(Msg::Prompt(p)) => assert!(
+                !after_leave,
+                "LEAK: the former holder is prompted with the seat's choices (its hand) at {}",
+                p.seq
+            ),
+            _ => {}
+        }
+    }
+    assert!(after_leave, "the stream shows its holder's SeatLeft");
+    assert!(
+        ended,
+        "the stream of a seat that was left ends after its SeatLeft"
+    );
+    server.stop().await;
+}
