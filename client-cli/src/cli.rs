@@ -227,6 +227,10 @@ pub struct LoadtestArgs {
     /// How long to play: e.g. 10s, 500ms, 2m.
     #[arg(long, default_value = "10s")]
     pub duration: String,
+    /// HTTP/2 connections the seats share (each seat keeps its own watch stream and calls);
+    /// 0 gives every seat a connection of its own.
+    #[arg(long, default_value_t = 4)]
+    pub connections: usize,
     /// Stop creating games after this many in all.
     #[arg(long)]
     pub max_games_total: Option<u64>,

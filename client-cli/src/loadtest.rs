@@ -311,6 +311,8 @@ struct Plan {
     deadline: Instant,
     max_games_total: u64,
     games_started: AtomicU64,
+    /// The shared connections (empty: a connection per seat).
+    pool: Vec<Client>,
 }
 
 /// Runs `canasta loadtest`.
@@ -388,7 +390,12 @@ async fn run(
 ) -> Result<Report, String> {
     let players = spec.players;
     let started = Instant::now();
+    let mut pool = Vec::new();
+    for _ in 0..args.connections {
+        pool.push(remote::connect(&addr).await.map_err(|e| e.to_string())?);
+    }
     let plan = Arc::new(Plan {
+        pool,
         addr,
         spec,
         bot: args.bots.clone(),
@@ -448,12 +455,15 @@ async fn run(
 async fn run_slot(plan: Arc<Plan>, slot: u64) -> Result<Totals, String> {
     let mut totals = Totals::default();
     let mut clients = Vec::new();
-    for _ in 0..plan.spec.players {
-        clients.push(
+    for s in 0..plan.spec.players as usize {
+        clients.push(if plan.pool.is_empty() {
             remote::connect(&plan.addr)
                 .await
-                .map_err(|e| e.to_string())?,
-        );
+                .map_err(|e| e.to_string())?
+        } else {
+            let i = (slot as usize * plan.spec.players as usize + s) % plan.pool.len();
+            plan.pool[i].clone()
+        });
     }
     let mut bots: Vec<Box<dyn Bot>> = (0..plan.spec.players as u64)
         .map(|s| bot::by_name(&plan.bot, plan.seed ^ (slot << 8) ^ s).expect("checked"))
@@ -521,6 +531,7 @@ async fn play_seat(
                 game_id: seat.game_id.clone(),
                 after_seq: 0,
                 include_actions: false,
+                include_view: true,
             },
             &seat.token,
         ))
@@ -589,7 +600,12 @@ async fn play_seat(
                 if Instant::now() >= deadline {
                     break;
                 }
-                let (view, seq, _) = match seat.view(&mut client).await {
+                // The view comes with the prompt; a server that sends none is asked for it.
+                let view = match seat.prompt_view(&p) {
+                    Some(v) => v,
+                    None => seat.view(&mut client).await.map(|(v, seq, _)| (v, seq)),
+                };
+                let (view, seq) = match view {
                     Ok(v) => v,
                     Err(e) => {
                         stats.error(format!("VIEW: {e}"));

@@ -200,6 +200,7 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
                     game_id: game_id.clone(),
                     after_seq: last,
                     include_actions: false,
+                    include_view: false,
                 },
                 &me.token,
             ))
@@ -356,6 +357,7 @@ pub async fn demo(args: DemoArgs) -> Result<(), String> {
             game_id: game.game_id.clone(),
             after_seq: 0,
             include_actions: false,
+            include_view: false,
         })
         .await
         .map_err(|s| status_text(&s))?

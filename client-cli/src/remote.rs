@@ -235,6 +235,17 @@ impl SeatClient {
         Ok((view, wire.seq, status))
     }
 
+    /// The seat's view carried by a prompt (a stream opened with `include_view`), in the
+    /// engine's form, with its seq; `None` if the prompt carries none.
+    pub fn prompt_view(&self, prompt: &v1::Prompt) -> Option<Result<(View, u64), RemoteError>> {
+        let wire = prompt.view.as_ref()?;
+        Some(
+            view_from_wire(wire, self.rules)
+                .map(|v| (v, wire.seq))
+                .map_err(|e| RemoteError(e.to_string())),
+        )
+    }
+
     /// Submits an action, retrying with the same request id when the transport fails.
     pub async fn submit(
         &mut self,
@@ -296,6 +307,7 @@ pub async fn play_seat(
                     game_id: seat.game_id.clone(),
                     after_seq: last,
                     include_actions: false,
+                    include_view: true,
                 },
                 &seat.token,
             ))
@@ -333,7 +345,7 @@ pub async fn play_seat(
                     }
                 }
                 Some(Kind::Prompt(p)) if p.seq == last => {
-                    act(client, seat, bot).await?;
+                    act(client, seat, bot, &p).await?;
                 }
                 Some(Kind::Lagged(_)) => break,
                 _ => {}
@@ -355,13 +367,21 @@ async fn reconnect(client: &mut Client, addr: &str, attempt: u32) {
     }
 }
 
-/// Decides and submits one action for the seat, from its current view.
+/// Decides and submits one action for the seat, from the view in its prompt (or its current
+/// view, if the prompt carries none).
 async fn act(
     client: &mut Client,
     seat: &mut SeatClient,
     bot: &mut dyn Bot,
+    prompt: &v1::Prompt,
 ) -> Result<(), RemoteError> {
-    let (view, seq, _) = seat.view(client).await?;
+    let (view, seq) = match seat.prompt_view(prompt) {
+        Some(v) => v?,
+        None => {
+            let (view, seq, _) = seat.view(client).await?;
+            (view, seq)
+        }
+    };
     let Some(legal) = view.legal() else {
         // Not our turn after all (the prompt was stale).
         return Ok(());

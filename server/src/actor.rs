@@ -67,7 +67,37 @@ pub enum Item {
     /// An event.
     Event(Arc<LogEvent>),
     /// A seat must act.
-    Prompt(Arc<v1::Prompt>),
+    Prompt(Arc<PromptItem>),
+}
+
+/// A prompt with every part a watcher may ask for; each stream sends what its watcher asked
+/// for (see [`PromptItem::for_watcher`]).
+#[derive(Debug)]
+pub struct PromptItem {
+    /// The prompt with the summary of the legal choices, without the list of actions and the
+    /// view.
+    pub prompt: v1::Prompt,
+    /// The legal actions (at most the configured number).
+    pub actions: Vec<v1::Action>,
+    /// True if `actions` was cut at that number.
+    pub actions_truncated: bool,
+    /// The seat's view.
+    pub view: v1::GameView,
+}
+
+impl PromptItem {
+    /// The prompt as a watcher gets it: with the list of actions and the view if asked.
+    pub fn for_watcher(&self, include_actions: bool, include_view: bool) -> v1::Prompt {
+        let mut prompt = self.prompt.clone();
+        if include_actions && let Some(l) = &mut prompt.legal {
+            l.actions = self.actions.clone();
+            l.actions_truncated = self.actions_truncated;
+        }
+        if include_view {
+            prompt.view = Some(self.view.clone());
+        }
+        prompt
+    }
 }
 
 /// Counts of a game's open watch streams.
@@ -103,7 +133,7 @@ pub struct Subscription {
     /// Everything from now on.
     pub live: broadcast::Receiver<Item>,
     /// The watcher's prompt, if its seat must act.
-    pub prompt: Option<Arc<v1::Prompt>>,
+    pub prompt: Option<Arc<PromptItem>>,
     /// The seq the watcher asked to start after.
     pub after_seq: u64,
     /// True if the match is over: nothing will follow the backlog.
@@ -855,17 +885,7 @@ impl Actor {
         include_actions: bool,
     ) -> Result<v1::GetViewResponse, ApiError> {
         let viewer = self.viewer(token)?;
-        let names: Vec<String> = self.seats.iter().map(|s| s.name.clone()).collect();
-        let occupied: Vec<bool> = self.seats.iter().map(|s| s.token.is_some()).collect();
-        let meta = ViewMeta {
-            game_id: &self.id,
-            seq: self.seq(),
-            status: self.wire_status(),
-            names: &names,
-            occupied: &occupied,
-            result: self.result(),
-        };
-        let view = convert::view_to_wire(&self.game.view(viewer), &meta);
+        let view = self.wire_view(viewer);
         let legal = match viewer {
             Viewer::Seat(s) => {
                 let max = if include_actions {
@@ -885,14 +905,38 @@ impl Actor {
         })
     }
 
-    fn prompt(&self, seat: Seat) -> Option<Arc<v1::Prompt>> {
-        let legal = self.legal_for(seat, self.config.max_prompt_actions)?;
-        Some(Arc::new(v1::Prompt {
-            game_id: self.id.clone(),
+    /// The game on the wire as `viewer` may see it.
+    fn wire_view(&self, viewer: Viewer) -> v1::GameView {
+        let names: Vec<String> = self.seats.iter().map(|s| s.name.clone()).collect();
+        let occupied: Vec<bool> = self.seats.iter().map(|s| s.token.is_some()).collect();
+        let meta = ViewMeta {
+            game_id: &self.id,
             seq: self.seq(),
-            seat: seat.0 as u32,
-            legal: Some(legal),
-            time_left_ms: self.time_left(),
+            status: self.wire_status(),
+            names: &names,
+            occupied: &occupied,
+            result: self.result(),
+        };
+        convert::view_to_wire(&self.game.view(viewer), &meta)
+    }
+
+    /// The prompt of `seat`, with every part a watcher may ask for.
+    fn prompt(&self, seat: Seat) -> Option<Arc<PromptItem>> {
+        let mut legal = self.legal_for(seat, self.config.max_prompt_actions)?;
+        let actions = std::mem::take(&mut legal.actions);
+        let actions_truncated = std::mem::replace(&mut legal.actions_truncated, false);
+        Some(Arc::new(PromptItem {
+            prompt: v1::Prompt {
+                game_id: self.id.clone(),
+                seq: self.seq(),
+                seat: seat.0 as u32,
+                legal: Some(legal),
+                time_left_ms: self.time_left(),
+                view: None,
+            },
+            actions,
+            actions_truncated,
+            view: self.wire_view(Viewer::Seat(seat)),
         }))
     }
 

@@ -15,7 +15,7 @@ use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Code, Request, Response, Status};
 
-use crate::actor::{Command, Item, Subscription};
+use crate::actor::{Command, Item, PromptItem, Subscription};
 use crate::auth::{Token, require_token, token_of};
 use crate::config::Config;
 use crate::errors::ApiError;
@@ -320,6 +320,7 @@ impl CanastaService for Service {
         let watch = Watch {
             sub,
             include_actions: r.include_actions,
+            include_view: r.include_view,
             heartbeat: self.config.heartbeat(),
             shutdown: self.shutdown.clone(),
             metrics: self.metrics.clone(),
@@ -406,6 +407,7 @@ impl CanastaService for Service {
 struct Watch {
     sub: Subscription,
     include_actions: bool,
+    include_view: bool,
     heartbeat: std::time::Duration,
     shutdown: watch::Receiver<bool>,
     metrics: Arc<Metrics>,
@@ -451,18 +453,12 @@ impl Watch {
         )
     }
 
-    async fn send_prompt(&mut self, prompt: &v1::Prompt, last: u64) -> Flow {
-        let mine = matches!(self.sub.viewer, Viewer::Seat(s) if s.0 as u32 == prompt.seat);
-        if !mine || prompt.seq != last {
+    async fn send_prompt(&mut self, prompt: &PromptItem, last: u64) -> Flow {
+        let mine = matches!(self.sub.viewer, Viewer::Seat(s) if s.0 as u32 == prompt.prompt.seat);
+        if !mine || prompt.prompt.seq != last {
             return Flow::Go;
         }
-        let mut prompt = prompt.clone();
-        if !self.include_actions
-            && let Some(l) = &mut prompt.legal
-        {
-            l.actions.clear();
-            l.actions_truncated = false;
-        }
+        let prompt = prompt.for_watcher(self.include_actions, self.include_view);
         self.send(v1::watch_game_response::Kind::Prompt(prompt))
             .await
     }

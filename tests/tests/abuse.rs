@@ -373,6 +373,7 @@ async fn watch(
         game_id: game_id.to_string(),
         after_seq: 0,
         include_actions: false,
+        include_view: false,
     };
     let request = match token {
         Some(t) => authed(request, t),

@@ -699,6 +699,7 @@ fn game_id_rows(w: &World) -> Vec<Row> {
                     game_id: id,
                     after_seq: 0,
                     include_actions: true,
+                    include_view: false,
                 })
             },
             Auth::Nobody,
@@ -784,6 +785,7 @@ fn game_id_rows(w: &World) -> Vec<Row> {
             game_id: w.id.clone(),
             after_seq,
             include_actions: false,
+            include_view: false,
         })
     };
     rows.push(row(

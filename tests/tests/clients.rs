@@ -83,6 +83,7 @@ async fn flaky_seat(server: std::net::SocketAddr, id: String, token: String, see
                     game_id: id.clone(),
                     after_seq: last,
                     include_actions: true,
+                    include_view: false,
                 },
                 &token,
             ))
@@ -302,6 +303,7 @@ async fn watchers_that_never_read_neither_stall_a_game_nor_lose_events() {
                 game_id: game.game_id.clone(),
                 after_seq: 0,
                 include_actions: true,
+                include_view: false,
             };
             let stream = match &token {
                 Some(t) => slow.watch_game(authed(request, t)).await,
@@ -355,6 +357,7 @@ async fn watchers_that_never_read_neither_stall_a_game_nor_lose_events() {
                 game_id: id.clone(),
                 after_seq: last,
                 include_actions: false,
+                include_view: false,
             };
             let mut again = match &token {
                 Some(t) => slow.watch_game(authed(request, t)).await,

@@ -455,6 +455,28 @@ fn check_prompt(truth: &Truth, viewer: Viewer, prompt: &v1::Prompt, include: boo
         prompt.seq
     );
     assert_eq!(prompt.game_id, truth.game_id);
+    // The view a prompt carries is the seat's own, exactly as GetView would give it.
+    match &prompt.view {
+        Some(view) => {
+            assert!(include, "a view in a prompt nobody asked for");
+            for other in &view.seats {
+                assert!(
+                    other.seat == seat.0 as u32 || other.hand.is_empty(),
+                    "LEAK: seat {} got seat {}'s hand in a prompt at seq {}",
+                    seat.0,
+                    other.seat,
+                    prompt.seq
+                );
+            }
+            assert_eq!(
+                *view,
+                truth.wire_view(prompt.seq, viewer),
+                "the view in the prompt at {}",
+                prompt.seq
+            );
+        }
+        None => assert!(!include, "no view in the prompt at {}", prompt.seq),
+    }
 }
 
 /// Checks everything one game's receivers got.
@@ -571,6 +593,9 @@ fn spawn_watcher(
             game_id,
             after_seq: 0,
             include_actions,
+            // The watchers that ask for actions ask for views too: both kinds of prompt are
+            // checked.
+            include_view: include_actions,
         };
         let mut stream = match &token {
             Some(t) => client.watch_game(authed(request, t)).await,
@@ -1171,6 +1196,7 @@ async fn a_stream_of_a_seat_that_was_left_shows_nothing_of_the_next_holder() {
                 game_id: id.clone(),
                 after_seq: 0,
                 include_actions: true,
+                include_view: false,
             },
             &tokens[0],
         ))

@@ -379,6 +379,7 @@ async fn play_built_in(
                 game_id: game_id.clone(),
                 after_seq: 0,
                 include_actions: false,
+                include_view: false,
             },
             &token,
         ))
@@ -500,6 +501,7 @@ async fn all_events(client: &mut Client, game_id: &str) -> Vec<v1::GameEvent> {
             game_id: game_id.to_string(),
             after_seq: 0,
             include_actions: false,
+            include_view: false,
         })
         .await
         .expect("a spectator may watch")

@@ -584,6 +584,7 @@ async fn submit_action_applies_and_answers_with_the_events_redacted_for_the_subm
             game_id: t.id.clone(),
             after_seq: before,
             include_actions: false,
+            include_view: false,
         };
         match seat {
             Some(s) => authed(message, &t.tokens[s]),

@@ -898,6 +898,7 @@ async fn the_game_starts_when_the_last_seat_joins() {
             game_id: id.clone(),
             after_seq: 0,
             include_actions: false,
+            include_view: false,
         })
         .await
         .unwrap()
@@ -1033,6 +1034,7 @@ async fn leave_game_frees_the_seat_for_a_new_token() {
             game_id: id.clone(),
             after_seq: 2,
             include_actions: false,
+            include_view: false,
         })
         .await
         .unwrap()

@@ -100,6 +100,7 @@ async fn watch(
         game_id: game_id.to_string(),
         after_seq,
         include_actions: false,
+        include_view: false,
     };
     let request = match token {
         Some(t) => authed(message, t),

@@ -58,6 +58,7 @@ async fn watch(
         game_id: game_id.to_string(),
         after_seq,
         include_actions,
+        include_view: false,
     };
     let request = match token {
         Some(t) => authed(message, t),
@@ -449,6 +450,60 @@ async fn a_seat_is_prompted_when_it_must_act_and_a_spectator_never() {
     server.stop().await;
 }
 
+// A stream opened with include_view carries the seat's view in each prompt: the view GetView
+// answers at the prompt's seq; a stream opened without it carries none.
+#[tokio::test]
+async fn prompts_carry_the_seat_view_when_asked() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let (request, script) = short_game();
+    let (id, tokens, mut replica) = started(&mut client, request).await;
+    let mut streams = Vec::new();
+    for token in &tokens {
+        let message = v1::WatchGameRequest {
+            game_id: id.clone(),
+            after_seq: 0,
+            include_actions: false,
+            include_view: true,
+        };
+        let stream = client
+            .watch_game(authed(message, token))
+            .await
+            .expect("a stream")
+            .into_inner();
+        streams.push(stream);
+    }
+    let mut plain = watch(&mut client, &id, Some(&tokens[0]), 0, true)
+        .await
+        .unwrap();
+    let mut checked = 0;
+    for (s, action) in &script {
+        // The seat to act is prompted with its view, the one GetView gives now.
+        let seat = *s as usize;
+        let prompt = loop {
+            match next_message(&mut streams[seat]).await.unwrap().kind.unwrap() {
+                Msg::Prompt(p) => break p,
+                _ => continue,
+            }
+        };
+        assert_eq!(prompt.seq, replica.seq());
+        let expected = view(&mut client, &id, &tokens[seat], false).await;
+        let got = prompt.view.expect("a view in the prompt");
+        assert_eq!(Some(&got), expected.view.as_ref());
+        assert_eq!(got.viewer_seat, Some(seat as u32));
+        assert_eq!(got.seq, prompt.seq);
+        assert_eq!(prompt.legal, expected.legal);
+        checked += 1;
+        act(&mut client, &id, &tokens, &mut replica, *s, action).await;
+    }
+    assert_eq!(checked, script.len());
+    // Without include_view, no view.
+    for p in prompts(&read_to_end(&mut plain).await) {
+        assert_eq!(p.view, None);
+    }
+    server.stop().await;
+}
+
 // A seat watching while the game waits for players is prompted as soon as the game starts,
 // not before.
 #[tokio::test]
@@ -623,6 +678,7 @@ async fn watch_errors_change_nothing() {
         game_id: id.clone(),
         after_seq: 0,
         include_actions: false,
+        include_view: false,
     });
     malformed
         .metadata_mut()

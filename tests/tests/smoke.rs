@@ -21,6 +21,7 @@ async fn a_whole_match_over_rpc() {
             game_id: game.game_id.clone(),
             after_seq: 0,
             include_actions: false,
+            include_view: false,
         })
         .await
         .unwrap()
@@ -83,6 +84,7 @@ async fn random_bots_finish_matches_for_every_player_count() {
                         game_id: game.game_id.clone(),
                         after_seq: 0,
                         include_actions: false,
+                        include_view: false,
                     },
                     token,
                 ))

@@ -59,6 +59,7 @@ async fn a_tls_client_plays_a_whole_game() {
                 game_id: game.game_id.clone(),
                 after_seq: 0,
                 include_actions: false,
+                include_view: false,
             },
             &tokens[0],
         ))
