@@ -301,6 +301,7 @@ async fn spectator(current: Current, id: String) -> Vec<v1::GameEvent> {
                 game_id: id.clone(),
                 after_seq: last,
                 include_actions: false,
+                include_view: false,
             })
             .await;
         let mut stream = match stream {
@@ -617,6 +618,7 @@ async fn killed_servers_lose_no_acknowledged_action_and_every_game_goes_on() {
                         game_id: game.id.clone(),
                         after_seq: 0,
                         include_actions: false,
+                        include_view: false,
                     },
                     token,
                 ))
