@@ -1,7 +1,9 @@
 //! `canasta loadtest`: measures a server under load through the public protocol, as third-party
 //! bots would load it. Games of built-in bots run concurrently, each seat a separate client with
-//! its own connection and watch stream; finished games are replaced by new ones until the time is
-//! up. The report counts games and actions, the latency from submitting an action to receiving its
+//! its own watch stream, acting on the prompts it receives (which carry its view: one call per
+//! move). The seats share a few HTTP/2 connections (`--connections`), as a host of many bots
+//! would; `--connections 0` gives each seat its own. Finished games are replaced by new ones
+//! until the time is up. The report counts games and actions, the latency from submitting an action to receiving its
 //! first event on the actor's own stream, errors by reason, and the server's resident memory.
 //!
 //! `--idle-games N` measures memory instead: it creates N games that wait for players on an
@@ -43,6 +45,8 @@ pub struct Report {
     pub server: String,
     /// Games played at once.
     pub concurrent_games: usize,
+    /// HTTP/2 connections the seats shared (0: one per seat).
+    pub connections: usize,
     /// Seats per game.
     pub players: u8,
     /// The bot in every seat.
@@ -437,6 +441,7 @@ async fn run(
     Ok(Report {
         server: String::new(),
         concurrent_games: args.games,
+        connections: args.connections,
         players,
         bot: args.bots.clone(),
         seconds,
@@ -515,7 +520,7 @@ async fn run_slot(plan: Arc<Plan>, slot: u64) -> Result<Totals, String> {
 }
 
 /// Plays one seat until the match ends or the time is up: reads its own watch stream, and on
-/// each prompt asks for its view, lets the bot choose and submits. A separate task reads the
+/// each prompt lets the bot choose from the view in the prompt and submits. A separate task reads the
 /// stream and stamps each message as it arrives, so the latency of an action is the time from
 /// sending it to receiving its first event, whatever the seat does meanwhile.
 async fn play_seat(
@@ -714,11 +719,16 @@ async fn idle(n: usize, spec: &RuleSpec, json: bool) -> Result<(), String> {
 
 fn report_text(r: &Report) -> String {
     let mut out = format!(
-        "server: {}\n{} games at once, {} {} bots each, {:.1} s\ngames: {} started, {} finished\nactions: {} ({:.0} per second)\nsubmit-to-event latency (us): p50 {} p90 {} p99 {} max {} mean {} over {}\n",
+        "server: {}\n{} games at once, {} {} bots each, {}, {:.1} s\ngames: {} started, {} finished\nactions: {} ({:.0} per second)\nsubmit-to-event latency (us): p50 {} p90 {} p99 {} max {} mean {} over {}\n",
         r.server,
         r.concurrent_games,
         r.players,
         r.bot,
+        match r.connections {
+            0 => "a connection per seat".to_string(),
+            1 => "1 shared connection".to_string(),
+            n => format!("{n} shared connections"),
+        },
         r.seconds,
         r.games_started,
         r.games_finished,
