@@ -1,16 +1,20 @@
 //! The fuzz target `convert` (see fuzz/README.md) as a property test of the normal suite:
-//! arbitrary wire actions, rule sets and card lists never make a conversion panic, and what
-//! converts comes back the same through the wire. Values are drawn around the valid ones
-//! (every enum value and its neighbours, indexes near 255, lists near the length limit) and
-//! from the whole range of each type.
+//! arbitrary wire actions, rule sets, card lists, setups, game records and views never make a
+//! conversion panic, and what converts comes back the same through the wire; arbitrary bytes
+//! (random, or a real message's encoding damaged) decoded as each request never make prost
+//! panic, and what decodes re-encodes to itself. Values are drawn around the valid ones (every
+//! enum value and its neighbours, indexes near 255, lists near the length limit, whole packs)
+//! and from the whole range of each type.
 
+use canasta_engine::bot::RandomBot;
 use canasta_engine::rules::OPTION_DOCS;
-use canasta_engine::{Game, Rules, Setup};
+use canasta_engine::{Arrangement, Game, Preset, RuleSpec, Rules, Seat, Setup, Viewer};
 use canasta_proto::convert::{
-    self, MAX_CARDS, action_from_wire, action_to_wire, rules_from_wire, rules_to_wire,
+    self, MAX_CARDS, ViewMeta, action_from_wire, action_to_wire, rules_from_wire, rules_to_wire,
 };
 use canasta_proto::v1;
 use proptest::prelude::*;
+use prost::Message;
 
 /// An enum or card field: near the valid values, or anything.
 fn enum_value() -> impl Strategy<Value = i32> {
@@ -98,7 +102,382 @@ fn rule_set() -> impl Strategy<Value = v1::RuleSet> {
         })
 }
 
+/// A valid rule set: a preset and a player count it is played by.
+fn valid_spec() -> impl Strategy<Value = RuleSpec> {
+    (prop::sample::select(Preset::ALL.to_vec()), 2u8..=6)
+        .prop_map(|(preset, players)| RuleSpec::new(preset, players))
+        .prop_filter("a count the preset is played by", |spec| {
+            Rules::new(spec).is_ok()
+        })
+}
+
+/// A card order: arbitrary cards, or the rules' whole pack (a valid deck) turned by `turn`.
+fn card_order(spec: RuleSpec) -> impl Strategy<Value = v1::CardOrder> {
+    let rules = Rules::new(&spec).expect("valid rules");
+    let pack = Arrangement::default()
+        .deck(&rules, 0, Seat(0))
+        .expect("a whole pack");
+    prop_oneof![
+        1 => cards().prop_map(|cards| v1::CardOrder { cards }),
+        2 => any::<prop::sample::Index>().prop_map(move |turn| {
+            let mut deck = pack.clone();
+            let by = turn.index(deck.len());
+            deck.rotate_left(by);
+            v1::CardOrder { cards: convert::card_list_to_wire(&deck) }
+        }),
+    ]
+}
+
+/// The fields of a CreateGameRequest (or a GameRecord) that make a setup: rules valid or not,
+/// card orders, a first dealer and start scores around the valid ones.
+#[derive(Clone, Debug)]
+struct WireSetup {
+    rules: Option<v1::RuleSet>,
+    seed: u64,
+    card_orders: Vec<v1::CardOrder>,
+    first_dealer: Option<u32>,
+    start_scores: Vec<i32>,
+}
+
+fn wire_setup() -> impl Strategy<Value = WireSetup> {
+    valid_spec()
+        .prop_flat_map(|spec| {
+            let rules = prop_oneof![
+                3 => Just(Some(rules_to_wire(&spec))),
+                1 => prop::option::of(rule_set()),
+            ];
+            (
+                rules,
+                any::<u64>(),
+                prop::collection::vec(card_order(spec), 0..3),
+                prop_oneof![
+                    2 => Just(None),
+                    2 => (0u32..7).prop_map(Some),
+                    1 => any::<u32>().prop_map(Some),
+                ],
+                prop_oneof![
+                    2 => Just(vec![]),
+                    1 => prop::collection::vec(prop_oneof![-1000i32..5000, any::<i32>()], 0..4),
+                ],
+            )
+        })
+        .prop_map(
+            |(rules, seed, card_orders, first_dealer, start_scores)| WireSetup {
+                rules,
+                seed,
+                card_orders,
+                first_dealer,
+                start_scores,
+            },
+        )
+}
+
+fn setup_from(w: &WireSetup) -> Result<Setup, convert::WireError> {
+    convert::setup_from_wire(
+        w.rules.as_ref(),
+        w.seed,
+        &w.card_orders,
+        w.first_dealer,
+        &w.start_scores,
+    )
+}
+
+/// A setup back on the wire.
+fn setup_to_wire(setup: &Setup) -> WireSetup {
+    WireSetup {
+        rules: Some(rules_to_wire(&setup.rules)),
+        seed: setup.seed,
+        card_orders: setup
+            .card_orders
+            .iter()
+            .map(|o| v1::CardOrder {
+                cards: convert::card_list_to_wire(o),
+            })
+            .collect(),
+        first_dealer: setup.first_dealer.map(|s| s.0 as u32),
+        start_scores: setup.start_scores.clone(),
+    }
+}
+
+/// A game played by random bots from a valid setup for up to `steps` actions: the setup, the
+/// actions, and the game.
+fn played(
+    spec: RuleSpec,
+    seed: u64,
+    steps: usize,
+) -> (Setup, Vec<(Seat, canasta_engine::Action)>, Game) {
+    let setup = Setup::seeded(spec, seed);
+    let mut game = Game::new(&setup).expect("a valid setup");
+    let mut bot = RandomBot::new(seed);
+    let mut actions = Vec::new();
+    for _ in 0..steps {
+        let Some(seat) = game.to_act() else { break };
+        let view = game.view(Viewer::Seat(seat));
+        let action = bot.pick(&view.legal().expect("the seat to act has choices"));
+        game.apply(seat, &action).expect("a legal action");
+        actions.push((seat, action));
+    }
+    (setup, actions, game)
+}
+
+/// Bytes as a client might send them: random, or a real message's encoding with a few bytes
+/// changed, then perhaps cut short.
+fn damaged(valid: impl Strategy<Value = Vec<u8>>) -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        1 => prop::collection::vec(any::<u8>(), 0..64),
+        3 => (
+            valid,
+            prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+            prop::option::of(any::<prop::sample::Index>()),
+        )
+            .prop_map(|(mut bytes, edits, cut)| {
+                if !bytes.is_empty() {
+                    for (at, byte) in edits {
+                        let i = at.index(bytes.len());
+                        bytes[i] = byte;
+                    }
+                    if let Some(cut) = cut {
+                        bytes.truncate(cut.index(bytes.len()));
+                    }
+                }
+                bytes
+            }),
+    ]
+}
+
+/// Encodings of real requests of every kind.
+fn request_bytes() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        (action(), ".{0,8}", any::<u64>()).prop_map(|(action, request_id, expected_seq)| {
+            v1::SubmitActionRequest {
+                game_id: "0123456789abcdef".into(),
+                expected_seq,
+                request_id,
+                action: Some(action),
+            }
+            .encode_to_vec()
+        }),
+        wire_setup().prop_map(|w| {
+            v1::CreateGameRequest {
+                rules: w.rules,
+                seed: Some(w.seed),
+                card_orders: w.card_orders,
+                first_dealer: w.first_dealer,
+                start_scores: w.start_scores,
+                time_control: Some(v1::TimeControl {
+                    move_budget_ms: 1000,
+                    policy: 1,
+                }),
+            }
+            .encode_to_vec()
+        }),
+        rule_set()
+            .prop_map(|rules| v1::DescribeRulesRequest { rules: Some(rules) }.encode_to_vec()),
+        (any::<Option<u32>>(), ".{0,8}").prop_map(|(seat, display_name)| {
+            v1::JoinGameRequest {
+                game_id: "g".into(),
+                seat,
+                display_name,
+            }
+            .encode_to_vec()
+        }),
+        (any::<u64>(), any::<bool>()).prop_map(|(after_seq, include_view)| {
+            v1::WatchGameRequest {
+                game_id: "g".into(),
+                after_seq,
+                include_actions: true,
+                include_view,
+            }
+            .encode_to_vec()
+        }),
+        (any::<u32>(), ".{0,8}", enum_value()).prop_map(|(page_size, page_token, status)| {
+            v1::ListGamesRequest {
+                page_size,
+                page_token,
+                status,
+            }
+            .encode_to_vec()
+        }),
+    ]
+}
+
+/// Decodes `bytes` as a `T`: never a panic, and what decodes re-encodes to bytes that decode
+/// to the same message.
+fn decodes_and_round_trips<T: Message + Default + PartialEq + std::fmt::Debug>(
+    bytes: &[u8],
+) -> Option<T> {
+    let m = T::decode(bytes).ok()?;
+    let again = T::decode(m.encode_to_vec().as_slice()).expect("its own encoding decodes");
+    assert_eq!(again, m);
+    Some(m)
+}
+
 proptest! {
+    #[test]
+    fn setups_from_the_wire_convert_without_panic_and_round_trip(w in wire_setup()) {
+        if let Ok(setup) = setup_from(&w) {
+            prop_assert_eq!(setup_from(&setup_to_wire(&setup)), Ok(setup.clone()));
+            // The engine validates what converts, without panicking.
+            let _ = Game::new(&setup);
+        }
+    }
+
+    #[test]
+    fn records_from_the_wire_convert_without_panic(
+        w in wire_setup(),
+        actions in prop::collection::vec(
+            (prop_oneof![0u32..6, any::<u32>()], prop::option::of(action())),
+            0..6,
+        ),
+        result in any::<bool>(),
+    ) {
+        let record = v1::GameRecord {
+            game_id: "g".into(),
+            rules: w.rules.clone(),
+            seed: w.seed,
+            card_orders: w.card_orders.clone(),
+            first_dealer: w.first_dealer,
+            start_scores: w.start_scores.clone(),
+            display_names: vec![],
+            actions: actions
+                .into_iter()
+                .map(|(seat, action)| v1::RecordedAction { seat, action })
+                .collect(),
+            result: result.then(v1::MatchResult::default),
+        };
+        if let Ok((setup, moves)) = convert::record_from_wire(&record) {
+            prop_assert_eq!(setup_from(&w), Ok(setup.clone()));
+            prop_assert_eq!(moves.len(), record.actions.len());
+            // Replaying never panics: arbitrary actions are refused, not applied.
+            let _ = Game::replay(&setup, &moves);
+        }
+    }
+
+    #[test]
+    fn records_of_played_games_round_trip_and_replay(
+        spec in valid_spec(),
+        seed in any::<u64>(),
+        steps in 0usize..120,
+    ) {
+        let (setup, moves, game) = played(spec, seed, steps);
+        let w = setup_to_wire(&setup);
+        let record = v1::GameRecord {
+            rules: w.rules,
+            seed: w.seed,
+            card_orders: w.card_orders,
+            first_dealer: w.first_dealer,
+            start_scores: w.start_scores,
+            actions: moves
+                .iter()
+                .map(|(seat, a)| v1::RecordedAction {
+                    seat: seat.0 as u32,
+                    action: Some(action_to_wire(a)),
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let (back, back_moves) = convert::record_from_wire(&record).expect("a record of ours");
+        prop_assert_eq!(&back, &setup);
+        prop_assert_eq!(&back_moves, &moves);
+        let replayed = Game::replay(&back, &back_moves).expect("it replays");
+        prop_assert_eq!(replayed.state_hash(), game.state_hash());
+    }
+
+    #[test]
+    fn views_round_trip_for_every_viewer(
+        spec in valid_spec(),
+        seed in any::<u64>(),
+        steps in 0usize..120,
+    ) {
+        let (_, _, game) = played(spec, seed, steps);
+        let viewers = (0..game.rules().players)
+            .map(|s| Viewer::Seat(Seat(s)))
+            .chain([Viewer::Spectator]);
+        for viewer in viewers {
+            let view = game.view(viewer);
+            let meta = ViewMeta {
+                game_id: "g",
+                seq: 1,
+                status: v1::GameStatus::Playing,
+                names: &[],
+                occupied: &[],
+                result: convert::result_to_wire(game.winner(), game.scores()),
+            };
+            let wire = view_to_wire_and_back(&view, &meta, *game.rules());
+            prop_assert_eq!(wire, view);
+        }
+    }
+
+    #[test]
+    fn damaged_views_convert_without_panic(
+        bytes in damaged(
+            (valid_spec(), any::<u64>(), 0usize..60, 0u8..7).prop_map(|(spec, seed, steps, who)| {
+                let (_, _, game) = played(spec, seed, steps);
+                let viewer = if who < game.rules().players { Viewer::Seat(Seat(who)) } else { Viewer::Spectator };
+                let meta = ViewMeta {
+                    game_id: "g",
+                    seq: 1,
+                    status: v1::GameStatus::Playing,
+                    names: &[],
+                    occupied: &[],
+                    result: convert::result_to_wire(game.winner(), game.scores()),
+                };
+                convert::view_to_wire(&game.view(viewer), &meta).encode_to_vec()
+            }),
+        ),
+        spec in valid_spec(),
+    ) {
+        if let Some(wire) = decodes_and_round_trips::<v1::GameView>(&bytes) {
+            let rules = Rules::new(&spec).expect("valid rules");
+            if let Ok(view) = convert::view_from_wire(&wire, rules) {
+                // What a bot does with it: read its choices.
+                if let Some(legal) = view.legal() {
+                    let _ = legal.check(&canasta_engine::Action::DrawStock);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn request_bytes_decode_without_panic_and_round_trip(bytes in damaged(request_bytes())) {
+        // Every request type the service decodes, whatever the bytes were meant to be.
+        if let Some(m) = decodes_and_round_trips::<v1::SubmitActionRequest>(&bytes)
+            && let Some(a) = &m.action
+        {
+            let _ = action_from_wire(a);
+        }
+        if let Some(m) = decodes_and_round_trips::<v1::CheckActionRequest>(&bytes)
+            && let Some(a) = &m.action
+        {
+            let _ = action_from_wire(a);
+        }
+        if let Some(m) = decodes_and_round_trips::<v1::CreateGameRequest>(&bytes)
+            && let Ok(setup) = convert::setup_from_wire(
+                m.rules.as_ref(),
+                m.seed.unwrap_or(0),
+                &m.card_orders,
+                m.first_dealer,
+                &m.start_scores,
+            )
+        {
+            let _ = Game::new(&setup);
+        }
+        if let Some(m) = decodes_and_round_trips::<v1::DescribeRulesRequest>(&bytes)
+            && let Some(r) = &m.rules
+            && let Ok(spec) = rules_from_wire(r)
+        {
+            let _ = Rules::new(&spec);
+        }
+        decodes_and_round_trips::<v1::ListGamesRequest>(&bytes);
+        decodes_and_round_trips::<v1::GetGameRequest>(&bytes);
+        decodes_and_round_trips::<v1::JoinGameRequest>(&bytes);
+        decodes_and_round_trips::<v1::LeaveGameRequest>(&bytes);
+        decodes_and_round_trips::<v1::GetViewRequest>(&bytes);
+        decodes_and_round_trips::<v1::WatchGameRequest>(&bytes);
+        decodes_and_round_trips::<v1::GetScoresRequest>(&bytes);
+        decodes_and_round_trips::<v1::ExportGameRequest>(&bytes);
+    }
+
     #[test]
     fn wire_actions_convert_without_panic_and_round_trip(wire in action()) {
         if let Ok(a) = action_from_wire(&wire) {
@@ -126,6 +505,16 @@ proptest! {
             prop_assert_eq!(counts.len(), wire.len());
         }
     }
+}
+
+/// A view through the wire and back.
+fn view_to_wire_and_back(
+    view: &canasta_engine::View,
+    meta: &ViewMeta<'_>,
+    rules: Rules,
+) -> canasta_engine::View {
+    convert::view_from_wire(&convert::view_to_wire(view, meta), rules)
+        .expect("a view of ours converts back")
 }
 
 /// The strategies reach the refusals and the successes of each conversion.
@@ -156,6 +545,40 @@ fn the_strategies_reach_every_outcome() {
         }
     }
     assert!(converted > 100, "{converted}");
+    // Setups: dealt from prearranged packs, and refused by the conversion and by the engine.
+    let mut dealt_from_orders = 0;
+    for _ in 0..300 {
+        let w = wire_setup().new_tree(&mut runner).unwrap().current();
+        match setup_from(&w) {
+            Ok(setup) => match Game::new(&setup) {
+                Ok(_) if !setup.card_orders.is_empty() => dealt_from_orders += 1,
+                Ok(_) => {}
+                Err(e) => {
+                    reasons.insert(e.code());
+                }
+            },
+            Err(e) => {
+                reasons.insert(e.reason);
+            }
+        }
+    }
+    assert!(dealt_from_orders > 10, "{dealt_from_orders}");
+    // Damaged request bytes: some still decode to an action that converts.
+    let mut actions_decoded = 0;
+    for _ in 0..300 {
+        let bytes = damaged(request_bytes())
+            .new_tree(&mut runner)
+            .unwrap()
+            .current();
+        if let Ok(m) = v1::SubmitActionRequest::decode(bytes.as_slice())
+            && m.action
+                .as_ref()
+                .is_some_and(|a| action_from_wire(a).is_ok())
+        {
+            actions_decoded += 1;
+        }
+    }
+    assert!(actions_decoded > 0, "{actions_decoded}");
     for reason in [
         "MISSING_FIELD",
         "INVALID_CARD",
@@ -165,6 +588,8 @@ fn the_strategies_reach_every_outcome() {
         "BAD_PLAYER_COUNT",
         "UNKNOWN_OPTION",
         "BAD_OPTION_VALUE",
+        "BAD_CARD_ORDER",
+        "BAD_FIRST_DEALER",
     ] {
         assert!(
             reasons.contains(reason),
