@@ -27,6 +27,7 @@ use crate::auth::Token;
 use crate::config::Config;
 use crate::errors::ApiError;
 use crate::metrics::Metrics;
+use crate::registry::GameSlot;
 use crate::store::{ActEntry, Entry, EntryKind, JoinEntry, LeaveEntry, Store, TimeoutEntry};
 
 /// An event of a game's log, as the referee sees it: redacted for each receiver on the way out.
@@ -100,10 +101,11 @@ impl PromptItem {
     }
 }
 
-/// Counts of a game's open watch streams.
+/// Counts of a game's open watch streams: spectators' (limited per game) and each seat's
+/// (limited per token, by the service).
 #[derive(Debug, Default)]
 pub struct Watchers {
-    total: AtomicUsize,
+    spectators: AtomicUsize,
     by_seat: [AtomicUsize; 6],
 }
 
@@ -116,10 +118,10 @@ pub struct WatchGuard {
 
 impl Drop for WatchGuard {
     fn drop(&mut self) {
-        self.watchers.total.fetch_sub(1, Ordering::Relaxed);
-        if let Some(s) = self.seat {
-            self.watchers.by_seat[s].fetch_sub(1, Ordering::Relaxed);
-        }
+        match self.seat {
+            Some(s) => self.watchers.by_seat[s].fetch_sub(1, Ordering::Relaxed),
+            None => self.watchers.spectators.fetch_sub(1, Ordering::Relaxed),
+        };
     }
 }
 
@@ -265,6 +267,28 @@ enum Status {
 /// Most request ids remembered per seat for answering retries.
 const REMEMBERED_REQUESTS: usize = 256;
 
+/// An applied request, remembered to answer its retries.
+#[derive(Clone, Copy, Debug)]
+struct AppliedRequest {
+    /// The seq of its first event.
+    first: u64,
+    /// The seq of its last event.
+    last: u64,
+    /// The fingerprint of its action (see [`action_fingerprint`]).
+    action: u64,
+}
+
+/// A fingerprint of an action, to tell a retry (the same action) from a request id used again
+/// for another action, in 8 bytes rather than the whole action. A fixed-key hash: the same in
+/// every run, so that it is computed again on replay. Two different actions share one with
+/// probability 2^-64 (the second would then be answered as a retry of the first).
+fn action_fingerprint(action: &Action) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    action.hash(&mut h);
+    h.finish()
+}
+
 /// The actor's state.
 pub struct Actor {
     id: String,
@@ -279,7 +303,9 @@ pub struct Actor {
     log: Vec<Arc<LogEvent>>,
     record: Vec<(Seat, Action)>,
     entries: u64,
-    requests: HashMap<(u32, String), (u64, u64)>,
+    /// Applied requests by (seat, request id): the seqs of their events, and the fingerprint
+    /// of their action (a retry must repeat the action).
+    requests: HashMap<(u32, String), AppliedRequest>,
     request_order: VecDeque<(u32, String)>,
     forfeited: Option<Side>,
     budget: Option<Duration>,
@@ -290,6 +316,8 @@ pub struct Actor {
     live: Option<broadcast::Sender<Item>>,
     watchers: Arc<Watchers>,
     summary: Arc<Mutex<v1::GameSummary>>,
+    /// The game's place among the unfinished ones (`--max-games`), given up when it finishes.
+    slot: Option<GameSlot>,
     store: Store,
     config: Arc<Config>,
     metrics: Arc<Metrics>,
@@ -354,12 +382,20 @@ impl Actor {
             live: None,
             watchers: Arc::new(Watchers::default()),
             summary: Arc::new(Mutex::new(v1::GameSummary::default())),
+            slot: None,
             store,
             config,
             metrics,
         };
         actor.refresh_summary();
         Ok(actor)
+    }
+
+    /// Holds the game's place among the unfinished games until it finishes.
+    pub fn hold_slot(&mut self, slot: GameSlot) {
+        if self.status != Status::Finished {
+            self.slot = Some(slot);
+        }
     }
 
     /// Applies stored entries again, as on restart.
@@ -544,8 +580,14 @@ impl Actor {
             EntryKind::Act(a) => {
                 let action = action_from_wire(a.action.as_ref().unwrap_or(&v1::Action::default()))?;
                 let first = self.seq() + 1;
+                let fingerprint = action_fingerprint(&action);
                 self.play(Seat(a.seat as u8), action)?;
-                self.remember(a.seat, a.request_id.clone(), first, self.seq());
+                let applied = AppliedRequest {
+                    first,
+                    last: self.seq(),
+                    action: fingerprint,
+                };
+                self.remember(a.seat, a.request_id.clone(), applied);
             }
             EntryKind::Timeout(t) => {
                 self.push(LogKind::Server(v1::game_event::Kind::TimedOut(
@@ -563,7 +605,7 @@ impl Actor {
                     None => {
                         let side = self.game.table().side_of(Seat(t.seat as u8));
                         self.forfeited = Some(side);
-                        self.status = Status::Finished;
+                        self.finish();
                         let result = self.result();
                         self.push(LogKind::Server(v1::game_event::Kind::MatchEnded(
                             v1::MatchEnded {
@@ -584,17 +626,23 @@ impl Actor {
             self.push(LogKind::Engine(e));
         }
         if self.game.phase() == Phase::Over {
-            self.status = Status::Finished;
+            self.finish();
         }
         Ok(())
     }
 
-    fn remember(&mut self, seat: u32, request_id: String, first: u64, last: u64) {
+    /// The match is over: the game leaves the unfinished ones.
+    fn finish(&mut self) {
+        self.status = Status::Finished;
+        self.slot = None;
+    }
+
+    fn remember(&mut self, seat: u32, request_id: String, applied: AppliedRequest) {
         if request_id.is_empty() {
             return;
         }
         let key = (seat, request_id);
-        self.requests.insert(key.clone(), (first, last));
+        self.requests.insert(key.clone(), applied);
         self.request_order.push_back(key);
         if self.request_order.len() > REMEMBERED_REQUESTS * self.seats.len()
             && let Some(old) = self.request_order.pop_front()
@@ -749,9 +797,24 @@ impl Actor {
                 "request_id must have 1 to 64 characters: a fresh one per action, the same one when retrying",
             ));
         }
-        if let Some(&(first, last)) = self.requests.get(&(seat.0 as u32, request_id.clone())) {
-            // A retry of an applied request: answer as the first time.
-            return Ok(self.response(seat, first, last));
+        if let Some(&applied) = self.requests.get(&(seat.0 as u32, request_id.clone())) {
+            // A retry of an applied request: answer as the first time. The same id with
+            // another action is a client's mistake that must not pass for a success.
+            let same =
+                action_from_wire(action).is_ok_and(|a| action_fingerprint(&a) == applied.action);
+            if !same {
+                return Err(ApiError::invalid(
+                    "REQUEST_ID_REUSED",
+                    "request_id",
+                    format!(
+                        "request id {request_id:?} was used for another action, applied at seq {}: \
+                         send a fresh request id for each new action (the same id only to retry \
+                         the very same action)",
+                        applied.last
+                    ),
+                ));
+            }
+            return Ok(self.response(seat, applied.first, applied.last));
         }
         self.playing()?;
         let engine_action = action_from_wire(action)?;
@@ -963,16 +1026,20 @@ impl Actor {
         after_seq: u64,
     ) -> Result<Subscription, ApiError> {
         let viewer = self.viewer(token)?;
-        let total = self.watchers.total.load(Ordering::Relaxed);
-        if total >= self.config.max_watchers_per_game {
-            return Err(ApiError::exhausted(
-                "TOO_MANY_WATCHERS",
-                format!(
-                    "game {} has {total} watch streams, the most allowed: close one, or retry later",
-                    self.id
-                ),
-                Duration::from_secs(5),
-            ));
+        // Spectators have a limit per game; a seat's own streams are limited per token (by the
+        // service) only, so that spectators can never lock a player out of its game.
+        if !matches!(viewer, Viewer::Seat(_)) {
+            let spectators = self.watchers.spectators.load(Ordering::Relaxed);
+            if spectators >= self.config.max_spectators_per_game {
+                return Err(ApiError::exhausted(
+                    "TOO_MANY_WATCHERS",
+                    format!(
+                        "game {} has {spectators} spectator streams, the most allowed: close one, or retry later",
+                        self.id
+                    ),
+                    Duration::from_secs(5),
+                ));
+            }
         }
         if after_seq > self.seq() {
             return Err(ApiError::invalid(
@@ -981,13 +1048,15 @@ impl Actor {
                 format!("the game is at seq {}, before {after_seq}", self.seq()),
             ));
         }
-        self.watchers.total.fetch_add(1, Ordering::Relaxed);
         let seat = match viewer {
             Viewer::Seat(s) => {
                 self.watchers.by_seat[s.index()].fetch_add(1, Ordering::Relaxed);
                 Some(s.index())
             }
-            _ => None,
+            _ => {
+                self.watchers.spectators.fetch_add(1, Ordering::Relaxed);
+                None
+            }
         };
         let guard = WatchGuard {
             watchers: self.watchers.clone(),

@@ -1,5 +1,12 @@
 //! Seat tokens: random secrets of 128 bits that act for one seat of one game, sent in the
 //! `authorization` metadata as `Bearer <token>`.
+//!
+//! A [`Token`] is a secret, so it has no `==`, no `Hash` and no printable form: the only way to
+//! compare two is [`Token::matches`], which takes the same time wherever they differ. Maps that
+//! need a key (rate limits, stream counts) use its [`TokenId`], a keyed fingerprint.
+
+use std::hash::{BuildHasher, RandomState};
+use std::sync::OnceLock;
 
 use tonic::Code;
 use tonic::metadata::MetadataMap;
@@ -7,14 +14,48 @@ use tonic::metadata::MetadataMap;
 use crate::errors::ApiError;
 
 /// A seat token.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 pub struct Token(String);
+
+// `Token` must not implement `PartialEq` (a `==` that stops at the first difference would
+// leak the secret through timing) nor `Hash` (maps are keyed by `TokenId`). If it did, two
+// impls below would apply to it and the reference in the closure would be ambiguous: the
+// crate would not compile.
+const _: fn() = || {
+    trait AmbiguousIfComparable<Marker> {
+        fn check() {}
+    }
+    impl<T: ?Sized> AmbiguousIfComparable<()> for T {}
+    struct ByEq;
+    impl<T: ?Sized + PartialEq> AmbiguousIfComparable<ByEq> for T {}
+    struct ByHash;
+    impl<T: ?Sized + std::hash::Hash> AmbiguousIfComparable<ByHash> for T {}
+    let _ = <Token as AmbiguousIfComparable<_>>::check;
+};
 
 impl std::fmt::Debug for Token {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Never print a secret into a log.
         f.write_str("Token(…)")
     }
+}
+
+/// A token's fingerprint, to key maps by: SipHash of the token under a key drawn at random
+/// once per process, so it reveals nothing of the token and cannot be aimed at a bucket.
+/// Two tokens share a fingerprint with probability 2^-64 (they would then share a rate limit,
+/// nothing more: a seat is always found by [`Token::matches`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TokenId(u64);
+
+impl std::fmt::Debug for TokenId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokenId(…)")
+    }
+}
+
+fn fingerprint_key() -> &'static RandomState {
+    static KEY: OnceLock<RandomState> = OnceLock::new();
+    KEY.get_or_init(RandomState::new)
 }
 
 impl Token {
@@ -34,15 +75,32 @@ impl Token {
         &self.0
     }
 
+    /// The token's fingerprint, to key maps by.
+    pub fn id(&self) -> TokenId {
+        TokenId(fingerprint_key().hash_one(self.0.as_bytes()))
+    }
+
     /// Compares in constant time, so the time a check takes reveals nothing of the secret.
     pub fn matches(&self, other: &Token) -> bool {
-        let (a, b) = (self.0.as_bytes(), other.0.as_bytes());
-        if a.len() != b.len() {
-            return false;
-        }
-        let diff = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
-        std::hint::black_box(diff) == 0
+        constant_time_eq(self.0.as_bytes(), other.0.as_bytes(), |_| {})
     }
+}
+
+/// True if `a` and `b` are equal, in a time that does not depend on where they differ: every
+/// byte pair is visited (`visit` is told each index; [`Token::matches`] passes a no-op, tests
+/// count), their XORs are folded into one value through an optimisation barrier, and the only
+/// branch on the contents is taken at the end. Lengths are public (every token has 32 digits)
+/// and compared first.
+fn constant_time_eq(a: &[u8], b: &[u8], mut visit: impl FnMut(usize)) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut diff = 0u8;
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        visit(i);
+        diff = std::hint::black_box(diff | (x ^ y));
+    }
+    diff == 0
 }
 
 /// The token of a request, if it carries one. A malformed `authorization` value is an error:
@@ -89,34 +147,72 @@ mod tests {
         let a = Token::generate();
         let b = Token::generate();
         assert_eq!(a.as_str().len(), 32);
-        assert_ne!(a, b);
         assert!(a.matches(&a.clone()));
         assert!(!a.matches(&b));
         assert!(!a.matches(&Token("short".into())));
         assert_eq!(format!("{a:?}"), "Token(…)");
+        // Fingerprints: the same for the same token, different for another.
+        assert_eq!(a.id(), Token::from_stored(a.as_str().to_string()).id());
+        assert_ne!(a.id(), b.id());
+        assert_eq!(format!("{:?}", a.id()), "TokenId(…)");
+    }
+
+    /// An early-exit comparison, as `==` on strings is: the model the real one must not follow.
+    fn early_exit_eq(a: &[u8], b: &[u8], mut visit: impl FnMut(usize)) -> bool {
+        if a.len() != b.len() {
+            return false;
+        }
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            visit(i);
+            if x != y {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// A byte comparison with a visitor, as `constant_time_eq` is.
+    type Compare = fn(&[u8], &[u8], &mut dyn FnMut(usize)) -> bool;
+
+    /// The byte positions a comparison of `a` and `b` visits.
+    fn visits(compare: Compare, a: &Token, b: &Token) -> Vec<usize> {
+        let mut seen = Vec::new();
+        compare(a.as_str().as_bytes(), b.as_str().as_bytes(), &mut |i| {
+            seen.push(i)
+        });
+        seen
     }
 
     #[test]
-    fn comparison_visits_every_byte() {
-        // The comparison folds the XOR of every byte pair into one value and branches once at
-        // the end, so a difference at any position is caught the same way: the first byte, the
-        // last, and each between.
+    fn comparison_visits_every_byte_wherever_the_first_difference_is() {
+        // The helper `matches` runs, instrumented: a token differing from another at byte i
+        // (the first, the last, each between) is found different after visiting every byte,
+        // all 32 of them in order, not i + 1 of them as an early exit would.
+        let real: Compare = |a, b, visit| constant_time_eq(a, b, visit);
+        let early: Compare = |a, b, visit| early_exit_eq(a, b, visit);
         let a = Token::generate();
+        let every: Vec<usize> = (0..32).collect();
         for i in 0..a.as_str().len() {
             let mut bytes = a.as_str().as_bytes().to_vec();
             bytes[i] = if bytes[i] == b'0' { b'1' } else { b'0' };
             let b = Token(String::from_utf8(bytes).unwrap());
             assert!(!a.matches(&b), "a difference at byte {i} is missed");
             assert!(!b.matches(&a), "a difference at byte {i} is missed");
+            assert_eq!(visits(real, &a, &b), every, "difference at byte {i}");
+            assert_eq!(visits(real, &b, &a), every, "difference at byte {i}");
+            // The instrument tells the two apart: an early exit stops after byte i.
+            assert_eq!(visits(early, &a, &b).len(), i + 1);
         }
+        assert_eq!(visits(real, &a, &a.clone()), every);
         // Lengths are public (every token has 32 digits): a different length fails at once.
         assert!(!a.matches(&Token(format!("{}0", a.as_str()))));
+        assert!(visits(real, &a, &Token(format!("{}0", a.as_str()))).is_empty());
     }
 
     #[test]
     fn authorization_metadata_is_read_strictly() {
         let mut m = MetadataMap::new();
-        assert_eq!(token_of(&m), Ok(None));
+        assert!(matches!(token_of(&m), Ok(None)));
         assert_eq!(require_token(&m).unwrap_err().reason, "MISSING_TOKEN");
         m.insert("authorization", "Bearer abc".parse().unwrap());
         assert_eq!(token_of(&m).unwrap().unwrap().as_str(), "abc");

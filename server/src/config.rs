@@ -4,7 +4,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::Parser;
+use clap::builder::BoolishValueParser;
+use clap::{ArgAction, Parser};
 
 /// The Canasta referee: hosts authoritative games over gRPC (package canasta.v1).
 #[derive(Clone, Debug, Parser)]
@@ -18,26 +19,36 @@ pub struct Config {
     #[arg(long, env = "CANASTA_DB", default_value = "canasta.db")]
     pub db: PathBuf,
 
-    /// Keep games in memory only: nothing survives a restart (tests, throwaway runs).
-    #[arg(long, env = "CANASTA_MEMORY")]
+    /// Keep games in memory only: nothing survives a restart (tests, throwaway runs). The
+    /// environment variable takes 1/0, true/false, yes/no or on/off.
+    #[arg(long, env = "CANASTA_MEMORY", action = ArgAction::SetTrue, value_parser = BoolishValueParser::new())]
     pub memory: bool,
 
     /// Make every write reach the disk before it is acknowledged (survives power loss, not
-    /// only a crash of the server; slower).
-    #[arg(long, env = "CANASTA_SYNC_FULL")]
+    /// only a crash of the server; slower). The environment variable takes 1/0, true/false,
+    /// yes/no or on/off.
+    #[arg(long, env = "CANASTA_SYNC_FULL", action = ArgAction::SetTrue, value_parser = BoolishValueParser::new())]
     pub sync_full: bool,
 
     /// Serve Prometheus metrics over HTTP on this address (e.g. 127.0.0.1:9090); off if unset.
     #[arg(long, env = "CANASTA_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
 
-    /// Most games the server holds.
+    /// Most unfinished games (waiting for players or in play) the server holds; finished
+    /// games do not count and stay readable.
     #[arg(long, env = "CANASTA_MAX_GAMES", default_value_t = 200_000)]
     pub max_games: usize,
 
-    /// Most watch streams open on one game.
-    #[arg(long, env = "CANASTA_MAX_WATCHERS_PER_GAME", default_value_t = 64)]
-    pub max_watchers_per_game: usize,
+    /// Most spectator watch streams (without a seat token) open on one game. A seat's own
+    /// streams are not counted here: they are limited per token (--max-watchers-per-token), so
+    /// spectators can never lock a player out. (--max-watchers-per-game is its old name.)
+    #[arg(
+        long,
+        env = "CANASTA_MAX_SPECTATORS_PER_GAME",
+        default_value_t = 64,
+        alias = "max-watchers-per-game"
+    )]
+    pub max_spectators_per_game: usize,
 
     /// Largest request message, in bytes.
     #[arg(long, env = "CANASTA_MAX_MESSAGE_BYTES", default_value_t = 1 << 20)]
@@ -80,6 +91,11 @@ pub struct Config {
     #[arg(long, env = "CANASTA_WATCH_BUFFER", default_value_t = 4096)]
     pub watch_buffer: usize,
 
+    /// Seconds a watch stream may stay unable to take a message (its client does not read)
+    /// before it is told it lagged and closed, freeing its place; the client resumes by seq.
+    #[arg(long, env = "CANASTA_WATCH_SEND_TIMEOUT_SECS", default_value_t = 30.0)]
+    pub watch_send_timeout_secs: f64,
+
     /// Most legal actions listed in one prompt.
     #[arg(long, env = "CANASTA_MAX_PROMPT_ACTIONS", default_value_t = 2000)]
     pub max_prompt_actions: usize,
@@ -107,6 +123,11 @@ impl Config {
     /// The heartbeat period.
     pub fn heartbeat(&self) -> Duration {
         Duration::from_secs_f64(self.heartbeat_secs.max(0.01))
+    }
+
+    /// The longest a watch stream may wait to pass on one message.
+    pub fn watch_send_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.watch_send_timeout_secs.clamp(0.01, 1e9))
     }
 }
 
@@ -136,9 +157,82 @@ mod tests {
         assert_eq!(defaults.max_watchers_per_token, 8);
         assert_eq!(defaults.max_watchers_per_address, 256);
         assert_eq!(defaults.address_requests_per_second, 1000.0);
+        assert_eq!(defaults.max_spectators_per_game, 64);
+        assert_eq!(defaults.watch_send_timeout(), Duration::from_secs(30));
         let tests = Config::for_tests();
         assert_eq!(tests.max_watchers_per_address, 100_000);
         assert_eq!(tests.address_requests_per_second, 1_000_000.0);
         assert_eq!(tests.requests_per_second, defaults.requests_per_second);
+        // The old name of the spectator limit still works.
+        let old = Config::parse_from(["canasta-server", "--max-watchers-per-game", "5"]);
+        assert_eq!(old.max_spectators_per_game, 5);
+    }
+
+    #[test]
+    fn every_flag_has_an_environment_variable_and_is_in_the_help() {
+        use clap::CommandFactory;
+        let mut command = Config::command();
+        let help = command.render_long_help().to_string();
+        let mut flags = 0;
+        for arg in command.get_arguments() {
+            let id = arg.get_id().as_str();
+            if matches!(id, "help" | "version") {
+                continue;
+            }
+            flags += 1;
+            let long = arg
+                .get_long()
+                .unwrap_or_else(|| panic!("{id} has no --flag"));
+            let env = arg
+                .get_env()
+                .unwrap_or_else(|| panic!("--{long} has no environment variable"))
+                .to_str()
+                .expect("a UTF-8 name");
+            assert!(env.starts_with("CANASTA_"), "--{long}: {env}");
+            assert!(
+                help.contains(&format!("--{long}")),
+                "--{long} is not in --help"
+            );
+            assert!(
+                help.contains(&format!("[env: {env}")),
+                "{env} of --{long} is not in --help"
+            );
+            assert!(
+                arg.get_long_help().or(arg.get_help()).is_some(),
+                "--{long} has no description"
+            );
+        }
+        assert!(flags >= 18, "{flags} flags");
+    }
+
+    #[test]
+    fn boolean_flags_take_the_usual_words_from_the_environment() {
+        // The environment of this process is not touched (tests run in parallel): the words
+        // the flags' value parser accepts are checked here, and server/tests/process.rs starts
+        // the binary with CANASTA_MEMORY=1 and =0.
+        use clap::CommandFactory;
+        let command = Config::command();
+        for name in ["memory", "sync_full"] {
+            let arg = command
+                .get_arguments()
+                .find(|a| a.get_id() == name)
+                .expect("the flag");
+            let words: Vec<String> = arg
+                .get_value_parser()
+                .possible_values()
+                .expect("a list of words")
+                .map(|v| v.get_name().to_string())
+                .collect();
+            for word in ["1", "0", "true", "false", "yes", "no", "on", "off"] {
+                assert!(
+                    words.iter().any(|w| w == word),
+                    "{name}: {word} in {words:?}"
+                );
+            }
+            assert!(matches!(arg.get_action(), ArgAction::SetTrue));
+        }
+        // On the command line they stay plain switches.
+        let c = Config::parse_from(["canasta-server", "--memory", "--sync-full"]);
+        assert!(c.memory && c.sync_full);
     }
 }

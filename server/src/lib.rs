@@ -8,14 +8,17 @@
 //! - [`registry`]: the games held: create, restore, find, list.
 //! - [`actor`]: one task per game owning its state, log, seats, time control and watchers.
 //! - [`store`]: SQLite storage with group commit (or memory).
-//! - [`auth`], [`ratelimit`], [`errors`], [`metrics`]: one concern each.
+//! - [`auth`], [`ratelimit`], [`message_limit`], [`errors`], [`metrics`]: one concern each.
 //!
-//! [`run`] serves on a listener the caller binds, so tests bind `127.0.0.1:0`.
+//! [`run`] serves on a listener the caller binds, so tests bind `127.0.0.1:0`; [`open_store`]
+//! and [`serve`] are its two halves, for a caller that must know the database is open before
+//! it says it serves (the binary), or that holds the store's fault switch (tests).
 
 pub mod actor;
 pub mod auth;
 pub mod config;
 pub mod errors;
+pub mod message_limit;
 pub mod metrics;
 pub mod ratelimit;
 pub mod registry;
@@ -24,6 +27,7 @@ pub mod store;
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_server::CanastaServiceServer;
@@ -33,14 +37,11 @@ use tokio_stream::wrappers::TcpListenerStream;
 
 pub use config::Config;
 
+use crate::message_limit::MessageLimit;
 use crate::metrics::Metrics;
 use crate::registry::Registry;
 use crate::service::Service;
-use crate::store::Store;
-
-/// The largest message the transport accepts; the service's own, smaller limit
-/// (`--max-message-bytes`) answers RESOURCE_EXHAUSTED below it.
-const TRANSPORT_MESSAGE_LIMIT: usize = 64 << 20;
+use crate::store::{Loaded, Store, StoreError};
 
 /// Accepted connections, with Nagle's algorithm off: a small response must not wait for an
 /// acknowledgement that the client delays (tonic sets this only on listeners it binds itself).
@@ -82,29 +83,54 @@ pub fn tls_config(
     ))
 }
 
-/// Serves until `shutdown` completes: then ends every watch stream, finishes the requests in
-/// flight and closes storage. Every acknowledged action is already stored.
+/// Opens the storage `config` asks for: the SQLite database at `--db` (created if missing)
+/// with every game it holds, or nothing with `--memory`.
+pub fn open_store(config: &Config) -> Result<(Store, Loaded), StoreError> {
+    if config.memory {
+        Ok((Store::memory(), Loaded::default()))
+    } else {
+        Store::open(&config.db, config.sync_full)
+    }
+}
+
+/// Opens the storage, then serves until `shutdown` completes (see [`serve`]).
 pub async fn run(
     config: Config,
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let (store, loaded) = open_store(&config)?;
+    serve(config, store, loaded, listener, shutdown).await
+}
+
+/// Serves the games of `loaded` and new ones, kept in `store`, until `shutdown` completes:
+/// then refuses new requests (`SHUTTING_DOWN`), ends every watch stream, finishes the requests
+/// in flight and closes storage. Every acknowledged action is already stored.
+pub async fn serve(
+    config: Config,
+    mut store: Store,
+    loaded: Loaded,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let config = Arc::new(config);
     let metrics = Metrics::new();
-    let (mut store, stored) = if config.memory {
-        (Store::memory(), Vec::new())
-    } else {
-        Store::open(&config.db, config.sync_full)?
-    };
     let registry = Arc::new(Registry::new(
         store.clone(),
         config.clone(),
         metrics.clone(),
     ));
-    let restored = stored.len();
-    registry.restore(stored);
+    let restored = loaded.games.len();
+    registry.restore(loaded.games, loaded.damaged);
     if restored > 0 {
         tracing::info!(games = restored, "games restored from storage");
+    }
+    if registry.damaged() > 0 {
+        tracing::error!(
+            games = registry.damaged(),
+            db = %config.db.display(),
+            "stored games not served: their logs are damaged (see the errors above)"
+        );
     }
     if let Some(addr) = config.metrics_listen {
         let metrics_listener = metrics::bind(addr).await?;
@@ -112,7 +138,7 @@ pub async fn run(
         tokio::spawn(metrics::serve(metrics_listener, metrics.clone()));
     }
     let (stop, stopped) = watch::channel(false);
-    let service = Service::new(registry, config.clone(), metrics, stopped);
+    let service = Service::new(registry, config.clone(), metrics.clone(), stopped.clone());
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<CanastaServiceServer<Service>>().await;
     let reflection = || {
@@ -122,6 +148,7 @@ pub async fn run(
     };
     let reflection_v1 = reflection().build_v1()?;
     let reflection_v1alpha = reflection().build_v1alpha()?;
+    let mut stopping = stopped.clone();
     let shutdown = async move {
         shutdown.await;
         tracing::info!("shutting down: ending streams, finishing requests");
@@ -133,15 +160,36 @@ pub async fn run(
             .tls_config(tls)
             .map_err(|e| format!("the TLS certificate or key is not usable: {e}"))?;
     }
-    server
+    // The transport refuses a request over the limit from its frame header, before reading
+    // its body; MessageLimit gives that refusal the service's reason.
+    let canasta = MessageLimit::new(
+        CanastaServiceServer::new(service).max_decoding_message_size(config.max_message_bytes),
+        config.max_message_bytes,
+        metrics,
+    );
+    let serving = server
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
-        .add_service(
-            CanastaServiceServer::new(service).max_decoding_message_size(TRANSPORT_MESSAGE_LIMIT),
-        )
-        .serve_with_incoming_shutdown(incoming(listener), shutdown)
-        .await?;
+        .add_service(canasta)
+        .serve_with_incoming_shutdown(incoming(listener), shutdown);
+    // After the signal the transport waits for every connection to close: a client that
+    // ignores the GOAWAY (or is frozen) would hold the exit forever. Its requests in flight
+    // have had SHUTDOWN_GRACE to finish; what it has not been answered was not acknowledged.
+    let grace = async move {
+        let _ = stopping.wait_for(|stopped| *stopped).await;
+        tokio::time::sleep(SHUTDOWN_GRACE).await;
+    };
+    tokio::select! {
+        served = serving => served?,
+        _ = grace => tracing::warn!(
+            grace = ?SHUTDOWN_GRACE,
+            "connections still open after the shutdown grace: closing them"
+        ),
+    }
     store.close();
     Ok(())
 }
+
+/// How long a shutdown waits for clients to close their connections.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);

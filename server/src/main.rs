@@ -1,5 +1,6 @@
 //! `canasta-server`: serves canasta.v1 on `--listen` with SQLite storage (`--db`).
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -10,11 +11,42 @@ use canasta_server::Config;
 #[tokio::main]
 async fn main() -> ExitCode {
     let config = Config::parse();
+    // Logs go to stderr: stdout carries only the `listening on` line that scripts read.
     tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(
             EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
         )
         .init();
+    if std::env::var_os("CANASTA_MAX_WATCHERS_PER_GAME").is_some() {
+        tracing::warn!(
+            "CANASTA_MAX_WATCHERS_PER_GAME is no longer read: seats' own streams are limited per \
+             token only; set CANASTA_MAX_SPECTATORS_PER_GAME to limit spectators per game"
+        );
+    }
+    let db = if config.memory {
+        "memory".to_string()
+    } else {
+        config.db.display().to_string()
+    };
+    let (store, loaded) = match canasta_server::open_store(&config) {
+        Ok(opened) => opened,
+        Err(e) => {
+            eprintln!(
+                "canasta-server: cannot open the database {db}: {e} (check the path and its \
+                 permissions, or pass --memory to keep nothing)"
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    let shutdown = match shutdown_signal() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("canasta-server: cannot listen for SIGINT and SIGTERM: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let listener = match tokio::net::TcpListener::bind(config.listen).await {
         Ok(l) => l,
         Err(e) => {
@@ -24,14 +56,15 @@ async fn main() -> ExitCode {
     };
     match listener.local_addr() {
         Ok(addr) => {
-            // One plain line on stdout, whatever the log settings, so that a script or a test
-            // that starts the server on port 0 learns the port it got.
+            // One plain line on stdout, whatever the log settings, once the database is open
+            // and the port bound, so that a script or a test that starts the server on port 0
+            // learns the port it got and may connect at once.
             println!("listening on {addr}");
-            tracing::info!(%addr, db = %if config.memory { "memory".into() } else { config.db.display().to_string() }, "serving canasta.v1")
+            tracing::info!(%addr, %db, "serving canasta.v1")
         }
         Err(e) => tracing::warn!(error = %e, "listening, address unknown"),
     }
-    match canasta_server::run(config, listener, shutdown_signal()).await {
+    match canasta_server::serve(config, store, loaded, listener, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("canasta-server: {e}");
@@ -40,26 +73,26 @@ async fn main() -> ExitCode {
     }
 }
 
-/// Completes on SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
+/// Listens for SIGINT and SIGTERM from now on (their default action, an abrupt exit, is off),
+/// and completes on the first: so a script that reads `listening on` and signals at once gets a
+/// graceful shutdown.
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
     #[cfg(unix)]
     {
-        let mut term =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(t) => t,
-                Err(_) => {
-                    let _ = ctrl_c.await;
-                    return;
-                }
-            };
-        tokio::select! {
-            _ = ctrl_c => {}
-            _ = term.recv() => {}
-        }
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut terminate = signal(SignalKind::terminate())?;
+        Ok(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
+            }
+        })
     }
     #[cfg(not(unix))]
     {
-        let _ = ctrl_c.await;
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
     }
 }

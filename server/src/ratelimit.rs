@@ -13,7 +13,7 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::auth::Token;
+use crate::auth::{Token, TokenId};
 use crate::errors::ApiError;
 
 /// Buckets kept before idle ones are dropped.
@@ -22,8 +22,8 @@ const MAX_BUCKETS: usize = 100_000;
 /// Who a limit applies to.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Client {
-    /// A call carrying a seat token.
-    Seat(Token),
+    /// A call carrying a seat token, known by its fingerprint.
+    Seat(TokenId),
     /// A call without a token, by the peer's IP address.
     Address(IpAddr),
 }
@@ -46,7 +46,7 @@ struct Bucket {
 
 /// A request-rate limiter: one token bucket per key.
 #[derive(Debug)]
-pub struct RateLimiter<K = Token> {
+pub struct RateLimiter<K = TokenId> {
     rate: f64,
     burst: f64,
     buckets: Mutex<HashMap<K, Bucket>>,
@@ -97,11 +97,11 @@ impl<K: Clone + Eq + Hash> RateLimiter<K> {
     }
 }
 
-impl RateLimiter<Token> {
+impl RateLimiter<TokenId> {
     /// Takes one request from the token's bucket, or refuses it with `RATE_LIMITED`.
     pub fn check(&self, token: &Token) -> Result<(), ApiError> {
-        self.take(token)
-            .map_err(|wait| rate_limited(&Client::Seat(token.clone()), self.rate, wait))
+        self.take(&token.id())
+            .map_err(|wait| rate_limited(&Client::Seat(token.id()), self.rate, wait))
     }
 }
 
@@ -227,8 +227,8 @@ mod tests {
     #[test]
     fn streams_are_counted_per_client_and_freed_when_dropped() {
         let limiter = StreamLimiter::new(2, 1);
-        let seat = Client::Seat(Token::generate());
-        let other = Client::Seat(Token::generate());
+        let seat = Client::Seat(Token::generate().id());
+        let other = Client::Seat(Token::generate().id());
         let addr = Client::Address("192.0.2.1".parse().unwrap());
         let first = limiter.open(&seat).unwrap();
         let _second = limiter.open(&seat).unwrap();

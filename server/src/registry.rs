@@ -1,6 +1,10 @@
 //! The games the server holds: created, restored from storage, found by id, listed.
+//!
+//! `--max-games` limits the unfinished games (waiting or in play): each holds a [`GameSlot`]
+//! from its creation until it finishes. Finished games stay, readable, and count for nothing.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -11,18 +15,77 @@ use crate::actor::{Actor, GameHandle, now_ms};
 use crate::config::Config;
 use crate::errors::ApiError;
 use crate::metrics::Metrics;
-use crate::store::{Store, StoredGame};
+use crate::store::{DamagedGame, Store, StoredGame};
 
 /// Most games one ListGames page holds.
 const MAX_PAGE: usize = 500;
 /// Games a ListGames page holds when the request does not say.
 const DEFAULT_PAGE: usize = 50;
 
+/// The count of unfinished games, against `--max-games`.
+#[derive(Debug)]
+pub struct GameSlots {
+    held: AtomicUsize,
+    max: usize,
+}
+
+/// The place of one unfinished game; dropping it (when the game finishes, or when its creation
+/// fails) frees the place.
+#[derive(Debug)]
+pub struct GameSlot {
+    slots: Arc<GameSlots>,
+}
+
+impl Drop for GameSlot {
+    fn drop(&mut self) {
+        self.slots.held.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl GameSlots {
+    /// Room for `max` unfinished games.
+    pub fn new(max: usize) -> Arc<GameSlots> {
+        Arc::new(GameSlots {
+            held: AtomicUsize::new(0),
+            max,
+        })
+    }
+
+    /// Takes a place if one is free: checked and taken in one step, so that concurrent
+    /// creations never exceed the limit.
+    pub fn try_take(self: &Arc<Self>) -> Option<GameSlot> {
+        self.held
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < self.max).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| GameSlot {
+                slots: self.clone(),
+            })
+    }
+
+    /// Takes a place even beyond the limit: a game restored from storage is always served.
+    pub fn take(self: &Arc<Self>) -> GameSlot {
+        self.held.fetch_add(1, Ordering::SeqCst);
+        GameSlot {
+            slots: self.clone(),
+        }
+    }
+
+    /// The places taken.
+    pub fn held(&self) -> usize {
+        self.held.load(Ordering::SeqCst)
+    }
+}
+
 /// The games of the server.
 pub struct Registry {
     games: RwLock<HashMap<String, GameHandle>>,
     /// Ids in creation order, oldest first.
     order: RwLock<Vec<String>>,
+    /// Stored games that could not be restored, by id: they answer `BAD_LOG`.
+    damaged: RwLock<HashMap<String, String>>,
+    slots: Arc<GameSlots>,
     store: Store,
     config: Arc<Config>,
     metrics: Arc<Metrics>,
@@ -34,6 +97,8 @@ impl Registry {
         Registry {
             games: RwLock::new(HashMap::new()),
             order: RwLock::new(Vec::new()),
+            damaged: RwLock::new(HashMap::new()),
+            slots: GameSlots::new(config.max_games),
             store,
             config,
             metrics,
@@ -51,8 +116,12 @@ impl Registry {
             .insert(handle.id.clone(), handle);
     }
 
-    /// Brings stored games back, each where it was.
-    pub fn restore(&self, stored: Vec<StoredGame>) {
+    /// Brings stored games back, each where it was. A game that cannot be brought back whole
+    /// (its log does not read or does not replay) is not served: it answers `BAD_LOG`.
+    pub fn restore(&self, stored: Vec<StoredGame>, damaged: Vec<DamagedGame>) {
+        for d in damaged {
+            self.quarantine(d.id, d.why);
+        }
         for g in stored {
             let id = g.id.clone();
             let actor = Actor::new(
@@ -64,15 +133,32 @@ impl Registry {
                 self.metrics.clone(),
             );
             match actor.and_then(|mut a| a.replay(&g.entries).map(|_| a)) {
-                Ok(actor) => {
+                Ok(mut actor) => {
+                    actor.hold_slot(self.slots.take());
                     self.insert(actor.spawn());
                     self.metrics.game_added(false);
                 }
                 Err(e) => {
-                    tracing::error!(game = %id, error = %e.message, "a stored game cannot be restored")
+                    tracing::error!(
+                        game = %id,
+                        db = %self.config.db.display(),
+                        error = %e.message,
+                        "a stored game does not replay: it is not served (clients get BAD_LOG) \
+                         until the database is repaired or the game removed"
+                    );
+                    self.quarantine(id, format!("its log does not replay: {}", e.message));
                 }
             }
         }
+    }
+
+    fn quarantine(&self, id: String, why: String) {
+        self.damaged.write().expect("not poisoned").insert(id, why);
+    }
+
+    /// The number of stored games that are not served because their log is damaged.
+    pub fn damaged(&self) -> usize {
+        self.damaged.read().expect("not poisoned").len()
     }
 
     /// Creates a game: checks the request, stores it, starts its actor.
@@ -80,14 +166,18 @@ impl Registry {
         &self,
         mut request: v1::CreateGameRequest,
     ) -> Result<v1::GameSummary, ApiError> {
-        let held = self.games.read().expect("not poisoned").len();
-        if held >= self.config.max_games {
-            return Err(ApiError::exhausted(
+        // The place is taken before anything is awaited, and given back (dropped) if the
+        // creation fails.
+        let slot = self.slots.try_take().ok_or_else(|| {
+            ApiError::exhausted(
                 "TOO_MANY_GAMES",
-                format!("the server holds {held} games, its limit: retry later"),
+                format!(
+                    "the server holds {} unfinished games, its limit: retry later, when games have finished",
+                    self.config.max_games
+                ),
                 Duration::from_secs(30),
-            ));
-        }
+            )
+        })?;
         // An unknown policy is refused even without a budget (where it would never act), as
         // every unknown enum value is; the actor checks the rest of the time control.
         if let Some(tc) = &request.time_control
@@ -105,7 +195,7 @@ impl Registry {
         request.seed.get_or_insert_with(rand::random::<u64>);
         let id = format!("{:016x}", rand::random::<u64>());
         let created_ms = now_ms();
-        let actor = Actor::new(
+        let mut actor = Actor::new(
             id.clone(),
             created_ms,
             request.clone(),
@@ -113,6 +203,7 @@ impl Registry {
             self.config.clone(),
             self.metrics.clone(),
         )?;
+        actor.hold_slot(slot);
         self.store
             .create_game(&id, created_ms, &request)
             .await
@@ -140,12 +231,21 @@ impl Registry {
                 "game_id is required: name a game (ListGames lists them)",
             ));
         }
-        self.games
-            .read()
-            .expect("not poisoned")
-            .get(id)
-            .cloned()
-            .ok_or_else(|| ApiError::game_not_found(id))
+        if let Some(handle) = self.games.read().expect("not poisoned").get(id) {
+            return Ok(handle.clone());
+        }
+        if self.damaged.read().expect("not poisoned").contains_key(id) {
+            return Err(ApiError::new(
+                Code::DataLoss,
+                "BAD_LOG",
+                format!(
+                    "game {id} cannot be served: its stored log is damaged and would not replay \
+                     to the game that was played; the server's log says what is wrong. Ask the \
+                     server's operator to repair the database or remove the game"
+                ),
+            ));
+        }
+        Err(ApiError::game_not_found(id))
     }
 
     /// A page of games, newest first, optionally of one status.
@@ -197,6 +297,11 @@ impl Registry {
             games: out,
             next_page_token: next,
         })
+    }
+
+    /// Number of unfinished games (waiting or in play), the ones `--max-games` limits.
+    pub fn unfinished(&self) -> usize {
+        self.slots.held()
     }
 
     /// Number of games held.

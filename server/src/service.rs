@@ -9,7 +9,6 @@ use canasta_engine::{Rules, Viewer};
 use canasta_proto::convert::{preset_to_wire, rules_from_wire};
 use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_server::CanastaService;
-use prost::Message;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
@@ -79,23 +78,21 @@ impl Service {
         e.into()
     }
 
-    /// The checks every request passes: its size, its token's form and the token's rate; a
-    /// call without a token, or with a token not seen before, spends from its address's rate
-    /// (so made-up tokens buy no fresh budget).
-    fn admit<T: Message>(&self, request: &Request<T>) -> Result<Option<Token>, ApiError> {
-        let size = request.get_ref().encoded_len();
-        if size > self.config.max_message_bytes {
-            return Err(ApiError::exhausted(
-                "MESSAGE_TOO_LARGE",
-                format!(
-                    "the request has {size} bytes, more than the limit of {}: send a smaller one",
-                    self.config.max_message_bytes
-                ),
-                std::time::Duration::from_secs(1),
+    /// The checks every request passes (its size was checked by the transport, see
+    /// [`crate::message_limit`]): the server is not stopping, the token's form and the token's
+    /// rate; a call without a token, or with a token not seen before, spends from its
+    /// address's rate (so made-up tokens buy no fresh budget).
+    fn admit<T>(&self, request: &Request<T>) -> Result<Option<Token>, ApiError> {
+        if *self.shutdown.borrow() {
+            return Err(ApiError::new(
+                Code::Unavailable,
+                "SHUTTING_DOWN",
+                "the server is shutting down and takes no new request (this one changed nothing): \
+                 retry against the restarted server",
             ));
         }
         let token = token_of(request.metadata())?;
-        let new_token = token.as_ref().is_some_and(|t| !self.limiter.knows(t));
+        let new_token = token.as_ref().is_some_and(|t| !self.limiter.knows(&t.id()));
         if (token.is_none() || new_token)
             && let Some(ip) = request.remote_addr().map(|a| a.ip())
         {
@@ -117,7 +114,7 @@ impl Service {
         token: &Option<Token>,
     ) -> Result<Option<StreamSlot>, ApiError> {
         let client = match token {
-            Some(t) => Client::Seat(t.clone()),
+            Some(t) => Client::Seat(t.id()),
             None => match request.remote_addr() {
                 Some(a) => Client::Address(a.ip()),
                 None => return Ok(None),
@@ -126,7 +123,7 @@ impl Service {
         self.streams.open(&client).map(Some)
     }
 
-    fn seat_token<T: Message>(&self, request: &Request<T>) -> Result<Token, ApiError> {
+    fn seat_token<T>(&self, request: &Request<T>) -> Result<Token, ApiError> {
         self.admit(request)?;
         require_token(request.metadata())
     }
@@ -316,12 +313,15 @@ impl CanastaService for Service {
             })
             .await
             .map_err(|e| self.fail(e))?;
-        let (tx, rx) = mpsc::channel(64);
+        // One place more than the queue: the final Lagged always fits (see `Watch::send`).
+        let (tx, rx) = mpsc::channel(STREAM_QUEUE + 1);
         let watch = Watch {
+            last: sub.after_seq,
             sub,
             include_actions: r.include_actions,
             include_view: r.include_view,
             heartbeat: self.config.heartbeat(),
+            send_timeout: self.config.watch_send_timeout(),
             shutdown: self.shutdown.clone(),
             metrics: self.metrics.clone(),
             tx,
@@ -401,14 +401,21 @@ impl CanastaService for Service {
     }
 }
 
+/// Messages a watch stream queues for its client, before the transport's own buffers.
+const STREAM_QUEUE: usize = 64;
+
 /// One watch stream: the backlog, then live events and prompts for the watcher, heartbeats
-/// while idle; it ends when the match ends, when the watcher lags too far, when its seat is
-/// left, or at shutdown.
+/// while idle; it ends when the match ends, when the watcher lags too far or does not take a
+/// message for `send_timeout` (both with a final `Lagged`), when its seat is left, or at
+/// shutdown.
 struct Watch {
     sub: Subscription,
+    /// The seq of the last event the stream passed on.
+    last: u64,
     include_actions: bool,
     include_view: bool,
     heartbeat: std::time::Duration,
+    send_timeout: std::time::Duration,
     shutdown: watch::Receiver<bool>,
     metrics: Arc<Metrics>,
     tx: mpsc::Sender<Result<v1::WatchGameResponse, Status>>,
@@ -422,24 +429,51 @@ enum Flow {
 }
 
 impl Watch {
+    /// Queues a message for the client. A client that takes none for `send_timeout` (it does
+    /// not read, or cannot) is told it lagged and the stream ends, so that it holds no place
+    /// and no memory of the server's for longer. The queue keeps one place free for that
+    /// final `Lagged`: each message waits for two free places and takes one.
     async fn send(&mut self, kind: v1::watch_game_response::Kind) -> Flow {
         let msg = Ok(v1::WatchGameResponse { kind: Some(kind) });
-        tokio::select! {
-            r = self.tx.send(msg) => if r.is_ok() { Flow::Go } else { Flow::Stop },
-            _ = self.shutdown.changed() => Flow::Stop,
-        }
+        let sent = tokio::select! {
+            places = tokio::time::timeout(self.send_timeout, self.tx.reserve_many(2)) => match places {
+                Ok(Ok(mut places)) => {
+                    places.next().expect("two places").send(msg);
+                    Some(Flow::Go)
+                }
+                Ok(Err(_closed)) => Some(Flow::Stop),
+                Err(_timed_out) => None,
+            },
+            _ = self.shutdown.changed() => Some(Flow::Stop),
+        };
+        sent.unwrap_or_else(|| self.lagged())
     }
 
-    async fn send_event(&mut self, event: &crate::actor::LogEvent, last: &mut u64) -> Flow {
-        if event.seq <= *last {
+    /// Ends the stream with `Lagged`: the client resumes by seq after the last event it got.
+    fn lagged(&self) -> Flow {
+        let lagged = v1::watch_game_response::Kind::Lagged(v1::Lagged {
+            last_seq: self.last,
+        });
+        // The place kept free takes it; a client that has gone needs nothing.
+        let _ = self
+            .tx
+            .try_send(Ok(v1::WatchGameResponse { kind: Some(lagged) }));
+        Flow::Stop
+    }
+
+    async fn send_event(&mut self, event: &crate::actor::LogEvent) -> Flow {
+        if event.seq <= self.last {
             return Flow::Go;
         }
-        *last = event.seq;
         let wire = event.to_wire(self.sub.viewer);
         let ended = matches!(wire.kind, Some(v1::game_event::Kind::MatchEnded(_)));
         match self.send(v1::watch_game_response::Kind::Event(wire)).await {
-            Flow::Go if ended => Flow::Stop,
-            flow => flow,
+            Flow::Go => {
+                // Counted as passed on only once queued: a Lagged names the last one queued.
+                self.last = event.seq;
+                if ended { Flow::Stop } else { Flow::Go }
+            }
+            Flow::Stop => Flow::Stop,
         }
     }
 
@@ -453,9 +487,9 @@ impl Watch {
         )
     }
 
-    async fn send_prompt(&mut self, prompt: &PromptItem, last: u64) -> Flow {
+    async fn send_prompt(&mut self, prompt: &PromptItem) -> Flow {
         let mine = matches!(self.sub.viewer, Viewer::Seat(s) if s.0 as u32 == prompt.prompt.seat);
-        if !mine || prompt.prompt.seq != last {
+        if !mine || prompt.prompt.seq != self.last {
             return Flow::Go;
         }
         let prompt = prompt.for_watcher(self.include_actions, self.include_view);
@@ -465,7 +499,6 @@ impl Watch {
 
     async fn run(mut self) {
         self.metrics.watcher(true);
-        let mut last = self.sub.after_seq;
         let backlog = std::mem::take(&mut self.sub.backlog);
         // A finished game sends what is asked and ends.
         let mut flow = if self.sub.finished && backlog.is_empty() {
@@ -474,7 +507,7 @@ impl Watch {
             Flow::Go
         };
         for event in &backlog {
-            flow = self.send_event(event, &mut last).await;
+            flow = self.send_event(event).await;
             if matches!(flow, Flow::Stop) {
                 break;
             }
@@ -482,35 +515,150 @@ impl Watch {
         if matches!(flow, Flow::Go)
             && let Some(p) = self.sub.prompt.take()
         {
-            flow = self.send_prompt(&p, last).await;
+            flow = self.send_prompt(&p).await;
         }
         while matches!(flow, Flow::Go) {
             let beat = tokio::time::sleep(self.heartbeat);
             tokio::select! {
                 item = self.sub.live.recv() => {
                     flow = match item {
-                        Ok(Item::Event(e)) => match self.send_event(&e, &mut last).await {
+                        Ok(Item::Event(e)) => match self.send_event(&e).await {
                             // The holder gave up the seat: its stream must show nothing of the
                             // next holder's (a live SeatLeft of the stream's seat is this
                             // holder's: a token holds its seat from subscribing on).
                             Flow::Go if self.left_my_seat(&e) => Flow::Stop,
                             flow => flow,
                         },
-                        Ok(Item::Prompt(p)) => self.send_prompt(&p, last).await,
-                        Err(broadcast::error::RecvError::Lagged(_)) => {
-                            let _ = self.send(v1::watch_game_response::Kind::Lagged(v1::Lagged { last_seq: last })).await;
-                            Flow::Stop
-                        }
+                        Ok(Item::Prompt(p)) => self.send_prompt(&p).await,
+                        Err(broadcast::error::RecvError::Lagged(_)) => self.lagged(),
                         Err(broadcast::error::RecvError::Closed) => Flow::Stop,
                     }
                 }
                 _ = beat => {
-                    flow = self.send(v1::watch_game_response::Kind::Heartbeat(v1::Heartbeat { seq: last })).await;
+                    let seq = self.last;
+                    flow = self.send(v1::watch_game_response::Kind::Heartbeat(v1::Heartbeat { seq })).await;
                 }
                 _ = self.shutdown.changed() => flow = Flow::Stop,
                 _ = self.tx.closed() => flow = Flow::Stop,
             }
         }
         self.metrics.watcher(false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::errors::reason_of;
+    use crate::store::Store;
+
+    fn authed<T>(message: T, token: &str) -> Request<T> {
+        let mut r = Request::new(message);
+        r.metadata_mut().insert(
+            "authorization",
+            format!("Bearer {token}").parse().expect("ascii"),
+        );
+        r
+    }
+
+    fn assert_shutting_down(status: Status) {
+        assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+        assert_eq!(reason_of(&status).as_deref(), Some("SHUTTING_DOWN"));
+        assert!(status.message().contains("retry"), "{}", status.message());
+    }
+
+    // Once the shutdown has begun, every new request is refused UNAVAILABLE SHUTTING_DOWN and
+    // changes nothing. (Over the network a client rarely sees it: the transport stops taking
+    // requests at the same moment; it answers the requests that reach the service meanwhile.)
+    #[tokio::test]
+    async fn a_stopping_server_refuses_new_requests_with_shutting_down() {
+        let config = Arc::new(Config::for_tests());
+        let metrics = Metrics::new();
+        let registry = Arc::new(Registry::new(
+            Store::memory(),
+            config.clone(),
+            metrics.clone(),
+        ));
+        let (stop, stopped) = watch::channel(false);
+        let service = Service::new(registry.clone(), config, metrics, stopped);
+        let rules = v1::RuleSet {
+            preset: v1::Preset::Official as i32,
+            player_count: 2,
+            options: Default::default(),
+        };
+        let create = || v1::CreateGameRequest {
+            rules: Some(rules.clone()),
+            seed: Some(5),
+            ..Default::default()
+        };
+        let game = service
+            .create_game(Request::new(create()))
+            .await
+            .expect("a game")
+            .into_inner()
+            .game
+            .expect("a summary");
+        let id = game.game_id.clone();
+        let join = |seat| v1::JoinGameRequest {
+            game_id: id.clone(),
+            seat: Some(seat),
+            display_name: format!("p{seat}"),
+        };
+        let token = service
+            .join_game(Request::new(join(0)))
+            .await
+            .expect("a seat")
+            .into_inner()
+            .token;
+        let before = registry.get(&id).expect("the game").summary();
+
+        let _ = stop.send(true);
+        assert_shutting_down(
+            service
+                .create_game(Request::new(create()))
+                .await
+                .expect_err("no new game"),
+        );
+        assert_shutting_down(
+            service
+                .join_game(Request::new(join(1)))
+                .await
+                .expect_err("no new player"),
+        );
+        let submit = v1::SubmitActionRequest {
+            game_id: id.clone(),
+            expected_seq: before.seq,
+            request_id: "r1".into(),
+            action: Some(v1::Action {
+                kind: Some(v1::action::Kind::DrawStock(v1::DrawStockAction {})),
+            }),
+        };
+        assert_shutting_down(
+            service
+                .submit_action(authed(submit, &token))
+                .await
+                .expect_err("no new action"),
+        );
+        let view = v1::GetViewRequest {
+            game_id: id.clone(),
+            include_actions: false,
+        };
+        assert_shutting_down(
+            service
+                .get_view(authed(view, &token))
+                .await
+                .expect_err("no new view"),
+        );
+        let watch = v1::WatchGameRequest {
+            game_id: id.clone(),
+            ..Default::default()
+        };
+        match service.watch_game(Request::new(watch)).await {
+            Err(status) => assert_shutting_down(status),
+            Ok(_) => panic!("a stream opened during the shutdown"),
+        }
+        // Nothing changed.
+        assert_eq!(registry.len(), 1);
+        assert_eq!(registry.get(&id).expect("the game").summary(), before);
     }
 }

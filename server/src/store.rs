@@ -8,6 +8,7 @@
 //! before it is stored. In memory mode nothing is written.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -102,6 +103,43 @@ pub struct StoredGame {
     pub entries: Vec<Entry>,
 }
 
+/// A stored game that cannot be read back whole: an undecodable request or log entry, or a
+/// gap in its log. Replaying what can be read would rebuild a different game, so the server
+/// does not serve it (it answers `BAD_LOG`) and the operator repairs or removes it.
+#[derive(Clone, Debug)]
+pub struct DamagedGame {
+    /// The id.
+    pub id: String,
+    /// What is wrong, for the operator (never shown to clients).
+    pub why: String,
+}
+
+/// Everything the database held when it was opened.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// The games that read back whole, in creation order.
+    pub games: Vec<StoredGame>,
+    /// The games that did not.
+    pub damaged: Vec<DamagedGame>,
+}
+
+/// A switch that makes every write fail while it is on, as a full disk or a lost volume
+/// would: for tests of what the server answers then. Shared by every clone of a [`Store`]
+/// (see [`Store::write_faults`]); off unless a test turns it on.
+#[derive(Clone, Debug, Default)]
+pub struct WriteFaults(Arc<AtomicBool>);
+
+impl WriteFaults {
+    /// Makes writes fail (`true`) or work again (`false`).
+    pub fn set(&self, failing: bool) {
+        self.0.store(failing, Ordering::SeqCst);
+    }
+
+    fn failing(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
 /// Why storage failed.
 #[derive(Clone, Debug)]
 pub struct StoreError(pub String);
@@ -134,6 +172,7 @@ enum Write {
 pub struct Store {
     tx: Option<mpsc::Sender<Write>>,
     thread: Arc<Mutex<Option<JoinHandle<()>>>>,
+    faults: WriteFaults,
 }
 
 /// Most rows committed in one transaction.
@@ -145,11 +184,14 @@ impl Store {
         Store {
             tx: None,
             thread: Arc::new(Mutex::new(None)),
+            faults: WriteFaults::default(),
         }
     }
 
-    /// Opens (or creates) the database at `path` and loads every game in it.
-    pub fn open(path: &Path, sync_full: bool) -> Result<(Store, Vec<StoredGame>), StoreError> {
+    /// Opens (or creates) the database at `path` and loads every game in it. A game that
+    /// cannot be read back whole is listed among [`Loaded::damaged`] (and logged), not
+    /// skipped silently; an unreadable database is an error naming the file.
+    pub fn open(path: &Path, sync_full: bool) -> Result<(Store, Loaded), StoreError> {
         let err = |e: rusqlite::Error| StoreError(format!("{}: {e}", path.display()));
         let conn = Connection::open(path).map_err(err)?;
         conn.execute_batch(&format!(
@@ -169,7 +211,7 @@ impl Store {
             if sync_full { "FULL" } else { "NORMAL" }
         ))
         .map_err(err)?;
-        let games = load(&conn).map_err(err)?;
+        let loaded = load(&conn, path).map_err(err)?;
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("canasta-store".into())
@@ -179,8 +221,9 @@ impl Store {
             Store {
                 tx: Some(tx),
                 thread: Arc::new(Mutex::new(Some(thread))),
+                faults: WriteFaults::default(),
             },
-            games,
+            loaded,
         ))
     }
 
@@ -189,10 +232,20 @@ impl Store {
         self.tx.is_none()
     }
 
+    /// The switch that makes this store's writes fail (for tests).
+    pub fn write_faults(&self) -> WriteFaults {
+        self.faults.clone()
+    }
+
     async fn send(
         &self,
         make: impl FnOnce(oneshot::Sender<Result<(), StoreError>>) -> Write,
     ) -> Result<(), StoreError> {
+        if self.faults.failing() {
+            return Err(StoreError(
+                "the database refuses writes (a fault injected by a test)".into(),
+            ));
+        }
         let Some(tx) = &self.tx else {
             return Ok(());
         };
@@ -244,36 +297,71 @@ impl Store {
     }
 }
 
-fn load(conn: &Connection) -> rusqlite::Result<Vec<StoredGame>> {
-    let mut games = Vec::new();
+fn load(conn: &Connection, path: &Path) -> rusqlite::Result<Loaded> {
+    let mut loaded = Loaded::default();
     // rowid is the order of creation; created_ms alone is not (many games share a millisecond).
     let mut stmt = conn.prepare("SELECT id, created_ms, request FROM games ORDER BY rowid")?;
     let rows = stmt.query_map([], |r| {
         Ok((
             r.get::<_, String>(0)?,
             r.get::<_, i64>(1)?,
-            r.get::<_, Vec<u8>>(2)?,
+            r.get::<_, Vec<u8>>(2),
         ))
     })?;
-    let mut entries = conn.prepare("SELECT entry FROM entries WHERE game_id = ?1 ORDER BY n")?;
+    let mut entries = conn.prepare("SELECT n, entry FROM entries WHERE game_id = ?1 ORDER BY n")?;
     for row in rows {
         let (id, created_ms, request) = row?;
-        let Ok(request) = v1::CreateGameRequest::decode(request.as_slice()) else {
-            tracing::error!(game = %id, "skipping a game whose stored request cannot be read");
-            continue;
-        };
-        let log: Vec<Entry> = entries
-            .query_map(params![id], |r| r.get::<_, Vec<u8>>(0))?
-            .filter_map(|b| b.ok().and_then(|b| Entry::decode(b.as_slice()).ok()))
-            .collect();
-        games.push(StoredGame {
-            id,
-            created_ms,
-            request,
-            entries: log,
-        });
+        match read_game(&mut entries, &id, request) {
+            Ok((request, log)) => loaded.games.push(StoredGame {
+                id,
+                created_ms,
+                request,
+                entries: log,
+            }),
+            Err(why) => {
+                tracing::error!(
+                    game = %id,
+                    db = %path.display(),
+                    %why,
+                    "a stored game cannot be read back: it is not served (clients get BAD_LOG) \
+                     until the database is repaired or the game removed"
+                );
+                loaded.damaged.push(DamagedGame { id, why });
+            }
+        }
     }
-    Ok(games)
+    Ok(loaded)
+}
+
+/// One game's request and log, or what keeps them from being read whole.
+fn read_game(
+    entries: &mut rusqlite::Statement<'_>,
+    id: &str,
+    request: rusqlite::Result<Vec<u8>>,
+) -> Result<(v1::CreateGameRequest, Vec<Entry>), String> {
+    let request = request.map_err(|e| format!("its creating request cannot be read: {e}"))?;
+    let request = v1::CreateGameRequest::decode(request.as_slice())
+        .map_err(|e| format!("its creating request cannot be decoded: {e}"))?;
+    let rows = entries
+        .query_map(params![id], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)))
+        })
+        .map_err(|e| format!("its log cannot be read: {e}"))?;
+    let mut log = Vec::new();
+    for row in rows {
+        let (n, bytes) = row.map_err(|e| format!("its log cannot be read: {e}"))?;
+        let expected = log.len() as i64;
+        if n != expected {
+            return Err(format!(
+                "entry {expected} of its log is missing (the next one stored is {n})"
+            ));
+        }
+        let bytes = bytes.map_err(|e| format!("entry {n} of its log cannot be read: {e}"))?;
+        let entry = Entry::decode(bytes.as_slice())
+            .map_err(|e| format!("entry {n} of its log cannot be decoded: {e}"))?;
+        log.push(entry);
+    }
+    Ok((request, log))
 }
 
 fn writer(mut conn: Connection, rx: mpsc::Receiver<Write>) {
@@ -349,8 +437,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("canasta-store-{}", rand::random::<u64>()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.db");
-        let (mut store, games) = Store::open(&path, false).unwrap();
-        assert!(games.is_empty());
+        let (mut store, loaded) = Store::open(&path, false).unwrap();
+        assert!(loaded.games.is_empty() && loaded.damaged.is_empty());
         let request = v1::CreateGameRequest {
             seed: Some(7),
             ..Default::default()
@@ -364,10 +452,97 @@ mod tests {
         // The same entry number twice is refused: a log is never rewritten.
         assert!(store.append("g1", 1, &entry).await.is_err());
         store.close();
-        let (_store, games) = Store::open(&path, false).unwrap();
+        let (_store, loaded) = Store::open(&path, false).unwrap();
+        assert!(loaded.damaged.is_empty());
+        let games = loaded.games;
         assert_eq!(games.len(), 1);
         assert_eq!(games[0].request.seed, Some(7));
         assert_eq!(games[0].entries, vec![entry.clone(), entry]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn temp_db(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+        let dir =
+            std::env::temp_dir().join(format!("canasta-store-{name}-{}", rand::random::<u64>()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.db");
+        (dir, path)
+    }
+
+    #[tokio::test]
+    async fn a_game_with_an_undecodable_or_missing_entry_is_reported_damaged() {
+        let (dir, path) = temp_db("damaged");
+        let (mut store, _) = Store::open(&path, false).unwrap();
+        let request = v1::CreateGameRequest::default();
+        let entry = Entry {
+            kind: Some(EntryKind::Leave(LeaveEntry { seat: 1 })),
+        };
+        for id in ["good", "garbled", "gap", "bad-request"] {
+            store.create_game(id, 1, &request).await.unwrap();
+            for n in 0..3 {
+                store.append(id, n, &entry).await.unwrap();
+            }
+        }
+        store.close();
+        {
+            let conn = Connection::open(&path).unwrap();
+            // Bytes that are no protobuf message: a field of wire type 7 (there is none).
+            conn.execute(
+                "UPDATE entries SET entry = X'0F0F0F' WHERE game_id = 'garbled' AND n = 1",
+                [],
+            )
+            .unwrap();
+            conn.execute("DELETE FROM entries WHERE game_id = 'gap' AND n = 1", [])
+                .unwrap();
+            conn.execute(
+                "UPDATE games SET request = X'FF' WHERE id = 'bad-request'",
+                [],
+            )
+            .unwrap();
+        }
+        let (_store, loaded) = Store::open(&path, false).unwrap();
+        let ids: Vec<&str> = loaded.games.iter().map(|g| g.id.as_str()).collect();
+        assert_eq!(ids, ["good"]);
+        assert_eq!(loaded.games[0].entries.len(), 3);
+        let damaged: Vec<(&str, &str)> = loaded
+            .damaged
+            .iter()
+            .map(|d| (d.id.as_str(), d.why.as_str()))
+            .collect();
+        assert_eq!(damaged.len(), 3, "{damaged:?}");
+        assert_eq!(damaged[0].0, "garbled");
+        assert!(
+            damaged[0].1.contains("entry 1") && damaged[0].1.contains("decoded"),
+            "{damaged:?}"
+        );
+        assert_eq!(damaged[1].0, "gap");
+        assert!(
+            damaged[1].1.contains("entry 1 of its log is missing"),
+            "{damaged:?}"
+        );
+        assert_eq!(damaged[2].0, "bad-request");
+        assert!(damaged[2].1.contains("request"), "{damaged:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn injected_faults_fail_writes_until_turned_off() {
+        let (dir, path) = temp_db("faults");
+        let (mut store, _) = Store::open(&path, false).unwrap();
+        let faults = store.clone().write_faults();
+        let request = v1::CreateGameRequest::default();
+        faults.set(true);
+        let err = store.create_game("g", 1, &request).await.unwrap_err();
+        assert!(err.to_string().contains("refuses writes"), "{err}");
+        faults.set(false);
+        store.create_game("g", 1, &request).await.unwrap();
+        store.close();
+        let (_store, loaded) = Store::open(&path, false).unwrap();
+        assert_eq!(loaded.games.len(), 1);
+        // Memory storage fails the same way.
+        let memory = Store::memory();
+        memory.write_faults().set(true);
+        assert!(memory.create_game("g", 1, &request).await.is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

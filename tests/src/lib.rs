@@ -10,6 +10,7 @@ use std::time::Duration;
 use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
 use canasta_server::Config;
+use canasta_server::store::{Loaded, Store};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_stream::StreamExt;
@@ -42,7 +43,14 @@ impl TestServer {
     }
 
     /// Starts a server with this configuration, on a free loopback port.
-    pub async fn with_config(mut config: Config) -> TestServer {
+    pub async fn with_config(config: Config) -> TestServer {
+        let (store, loaded) = canasta_server::open_store(&config).expect("the storage opens");
+        TestServer::with_store(config, store, loaded).await
+    }
+
+    /// Starts a server on storage the test opened (and whose write faults it may turn on:
+    /// [`Store::write_faults`]), serving the games `loaded` from it.
+    pub async fn with_store(mut config: Config, store: Store, loaded: Loaded) -> TestServer {
         config.listen = "127.0.0.1:0".parse().expect("an address");
         let listener = tokio::net::TcpListener::bind(config.listen)
             .await
@@ -50,7 +58,7 @@ impl TestServer {
         let addr = listener.local_addr().expect("bound");
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            canasta_server::run(config, listener, async {
+            canasta_server::serve(config, store, loaded, listener, async {
                 let _ = stopped.await;
             })
             .await

@@ -54,8 +54,6 @@ enum Call {
 enum Expect {
     /// An error status with this code and ErrorInfo reason.
     Error(Code, &'static str),
-    /// An error of the transport: the code, and no ErrorInfo.
-    Transport(Code),
     /// CheckAction's verdict: not legal, for this rule.
     Illegal(&'static str),
 }
@@ -277,7 +275,6 @@ impl World {
             };
             let want = match &r.expect {
                 Expect::Error(code, why) => format!("Error({code:?}, {why})"),
-                Expect::Transport(code) => format!("Transport({code:?})"),
                 Expect::Illegal(why) => format!("Illegal({why})"),
             };
             if got != want {
@@ -1100,6 +1097,25 @@ fn action_rows(w: &World, seq: u64) -> Vec<Row> {
             Expect::Error(Code::Aborted, "STALE_SEQ"),
         ));
     }
+    // Seat 0 drew with the request id "draw": the same id for another action is refused (a
+    // retry must repeat its action).
+    rows.push(row(
+        "SubmitAction: the request id of the applied draw, for a discard",
+        Auth::Seat(0),
+        submit(&w.id, seq, "draw", discard.clone()),
+        invalid("REQUEST_ID_REUSED"),
+    ));
+    rows.push(row(
+        "SubmitAction: the request id of the applied draw, for a malformed action",
+        Auth::Seat(0),
+        submit(
+            &w.id,
+            seq,
+            "draw",
+            Some(action(Kind::Discard(v1::DiscardAction { card: None }))),
+        ),
+        invalid("REQUEST_ID_REUSED"),
+    ));
     for (what, id) in [
         ("empty", String::new()),
         ("of 65 characters", "é".repeat(65)),
@@ -1235,9 +1251,10 @@ async fn submit_and_check_action_refuse_every_bad_field_and_action() {
     run_table(action_rows).await;
 }
 
-/// A message beyond the transport's own limit (64 MiB) is cut off by it, before the service.
+/// A message far beyond the limit (65 MiB; the limit is 1 MiB) is refused by the transport from
+/// its frame header, before its body is read, with the service's own code and reason.
 #[tokio::test]
-async fn a_message_beyond_the_transport_limit_is_cut_off() {
+async fn a_huge_message_is_refused_from_its_header() {
     run_table(|w, seq| {
         vec![row(
             "SubmitAction: a request id of 65 MiB",
@@ -1248,7 +1265,7 @@ async fn a_message_beyond_the_transport_limit_is_cut_off() {
                 request_id: long(65 << 20),
                 action: None,
             }),
-            Expect::Transport(Code::OutOfRange),
+            TOO_LARGE,
         )]
     })
     .await;

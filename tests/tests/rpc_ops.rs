@@ -630,6 +630,121 @@ async fn the_game_limit_refuses_a_third_game() {
     server.stop().await;
 }
 
+// Regression: finished games counted against max_games, so a long-running server came to
+// refuse every CreateGame. With max_games = 2, once one of two games has finished a third
+// may be created (and then no fourth); the finished game stays readable: GetGame, GetScores
+// and ExportGame answer, and its export replays. After a restart the count is the same.
+#[tokio::test]
+async fn finished_games_do_not_count_against_the_game_limit() {
+    let dir = temp_dir("ops-game-limit");
+    let db = dir.join("canasta.db");
+    let mut config = Config::for_tests();
+    config.memory = false;
+    config.db = db.clone();
+    config.max_games = 2;
+    let server = TestServer::with_config(config.clone()).await;
+    let mut client = server.client().await;
+    let (request, script) = short_game();
+    let (finished, tokens, mut replica) = started(&mut client, request).await;
+    create_with(&mut client, seeded(2)).await;
+    let status = client
+        .create_game(seeded(3))
+        .await
+        .expect_err("two unfinished games: the limit");
+    assert_refused(&status, Code::ResourceExhausted, "TOO_MANY_GAMES");
+    for (s, action) in &script {
+        act(&mut client, &finished, &tokens, &mut replica, *s, action).await;
+    }
+    assert_eq!(
+        summary(&mut client, &finished).await.status,
+        v1::GameStatus::Finished as i32
+    );
+    let third = create_with(&mut client, seeded(3)).await;
+    let status = client
+        .create_game(seeded(4))
+        .await
+        .expect_err("two unfinished games again");
+    assert_refused(&status, Code::ResourceExhausted, "TOO_MANY_GAMES");
+    let listed = list(&mut client).await;
+    assert_eq!(listed.games.len(), 3);
+    assert_eq!(listed.games[0].game_id, third.game_id);
+
+    // The finished game is still there, whole.
+    let check_finished = |mut client: Client, finished: String, replica_seq: u64| async move {
+        let game = summary(&mut client, &finished).await;
+        assert_eq!(game.status, v1::GameStatus::Finished as i32);
+        assert_eq!(game.seq, replica_seq);
+        let scores = client
+            .get_scores(v1::GetScoresRequest {
+                game_id: finished.clone(),
+            })
+            .await
+            .expect("the scores")
+            .into_inner();
+        assert!(scores.result.expect("a result").finished);
+        let record = client
+            .export_game(v1::ExportGameRequest {
+                game_id: finished.clone(),
+            })
+            .await
+            .expect("the record")
+            .into_inner()
+            .record
+            .expect("a record");
+        let (setup, moves) = canasta_proto::convert::record_from_wire(&record).expect("a record");
+        let replayed = Game::replay(&setup, &moves).expect("it replays");
+        assert_eq!(replayed.phase(), canasta_engine::Phase::Over);
+    };
+    check_finished(client.clone(), finished.clone(), replica.seq()).await;
+    server.stop().await;
+
+    // After a restart the two unfinished games fill the limit again; the finished one does not.
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let status = client
+        .create_game(seeded(5))
+        .await
+        .expect_err("two unfinished games after the restart");
+    assert_refused(&status, Code::ResourceExhausted, "TOO_MANY_GAMES");
+    assert_eq!(list(&mut client).await, listed);
+    check_finished(client.clone(), finished.clone(), replica.seq()).await;
+    server.stop().await;
+    std::fs::remove_dir_all(&dir).expect("the directory is removed");
+}
+
+// Concurrent CreateGame calls never exceed max_games: the place is taken before the game is
+// stored (the store's round trip is where creations used to overlap). 40 calls at once, limit
+// 5: exactly 5 games, every other call refused TOO_MANY_GAMES.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_creations_never_exceed_the_game_limit() {
+    let dir = temp_dir("ops-concurrent-limit");
+    let mut config = Config::for_tests();
+    config.memory = false;
+    config.db = dir.join("canasta.db");
+    config.max_games = 5;
+    let server = TestServer::with_config(config).await;
+    let mut calls = Vec::new();
+    for i in 0..40 {
+        // A connection each, so that the calls really run side by side.
+        let mut client = server.client().await;
+        calls.push(tokio::spawn(async move {
+            client.create_game(seeded(100 + i)).await
+        }));
+    }
+    let mut created = 0;
+    for call in calls {
+        match call.await.expect("the call's task") {
+            Ok(_) => created += 1,
+            Err(status) => assert_refused(&status, Code::ResourceExhausted, "TOO_MANY_GAMES"),
+        }
+    }
+    assert_eq!(created, 5);
+    let mut client = server.client().await;
+    assert_eq!(list(&mut client).await.games.len(), 5);
+    server.stop().await;
+    std::fs::remove_dir_all(&dir).expect("the directory is removed");
+}
+
 // max_message_bytes = 2000: larger requests are refused RESOURCE_EXHAUSTED MESSAGE_TOO_LARGE
 // and change nothing; smaller ones pass.
 #[tokio::test]

@@ -1,7 +1,8 @@
 //! WatchGame end to end: events numbered 1, 2, 3 … for seats and spectators, redacted for each
 //! watcher, resumed after a seq with nothing lost or duplicated, prompts for the seat that must
-//! act, heartbeats on idle streams, the end of a stream after the match, the errors, the limit
-//! of watchers per game, and a slow watcher that is told it lagged without slowing the game.
+//! act (and the partner asked to answer), heartbeats on idle streams, the end of a stream after
+//! the match, the errors, the limits of spectators per game and of streams per token, and slow
+//! or stalled watchers that are told they lagged without slowing the game or keeping a place.
 //!
 //! The expected events come from the engine itself: a [`Replica`] plays the same setup and
 //! actions in-process, so every stream is compared with what its viewer must see, event by
@@ -9,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use canasta_engine::{CardCounts, Seat, Viewer};
+use canasta_engine::{Action, CardCounts, Seat, Viewer};
 use canasta_proto::convert::card_list_from_wire;
 use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
@@ -450,6 +451,153 @@ async fn a_seat_is_prompted_when_it_must_act_and_a_spectator_never() {
     server.stop().await;
 }
 
+/// The next prompt of a stream, skipping events and heartbeats.
+async fn next_prompt(stream: &mut Streaming<v1::WatchGameResponse>) -> v1::Prompt {
+    loop {
+        match next_message(stream).await.expect("a message").kind {
+            Some(Msg::Prompt(p)) => return p,
+            Some(Msg::Lagged(l)) => panic!("lagged at {}", l.last_seq),
+            _ => continue,
+        }
+    }
+}
+
+// R-OUT-3 over the wire: in a four-player game with a time control, seat 0 draws and asks its
+// partner. Seat 2 is prompted to answer (must_answer, the answers listed, the time left), and
+// its GetView says the same; seat 0 gets no choices and no prompt until the answer, and an
+// action of seat 0 meanwhile is refused and changes nothing. After the answer seat 0 is
+// prompted again.
+#[tokio::test]
+async fn the_asked_partner_is_prompted_to_answer_and_the_asker_waits() {
+    const BUDGET_MS: u64 = 600_000;
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let request = v1::CreateGameRequest {
+        rules: Some(rules(v1::Preset::Official, 4, &[])),
+        seed: Some(83),
+        first_dealer: Some(3),
+        time_control: Some(v1::TimeControl {
+            move_budget_ms: BUDGET_MS,
+            policy: v1::TimeoutPolicy::FallbackMove as i32,
+        }),
+        ..Default::default()
+    };
+    let (id, tokens, mut replica) = started(&mut client, request).await;
+    assert_eq!(replica.game.to_act(), Some(Seat(0)), "seat 0 plays first");
+    let from = replica.seq();
+    let mut asker = watch(&mut client, &id, Some(&tokens[0]), from, true)
+        .await
+        .unwrap();
+    let mut partner = watch(&mut client, &id, Some(&tokens[2]), from, true)
+        .await
+        .unwrap();
+    assert!(next_prompt(&mut asker).await.legal.unwrap().can_draw);
+
+    act(
+        &mut client,
+        &id,
+        &tokens,
+        &mut replica,
+        0,
+        &Action::DrawStock,
+    )
+    .await;
+    let after_draw = next_prompt(&mut asker).await;
+    assert!(after_draw.legal.unwrap().can_ask_partner);
+    act(
+        &mut client,
+        &id,
+        &tokens,
+        &mut replica,
+        0,
+        &Action::AskPartner,
+    )
+    .await;
+    let asked = replica.seq();
+
+    // Seat 2 must answer: prompted at the seq of the question, with both answers listed.
+    let prompt = next_prompt(&mut partner).await;
+    assert_eq!((prompt.seq, prompt.seat), (asked, 2));
+    let legal = prompt.legal.clone().expect("the choices");
+    assert!(legal.must_answer, "{legal:?}");
+    assert!(!legal.can_draw && !legal.can_discard && !legal.can_ask_partner);
+    let answer = |yes| v1::Action {
+        kind: Some(v1::action::Kind::AnswerPartner(v1::AnswerPartnerAction {
+            yes,
+        })),
+    };
+    let mut listed = legal.actions.clone();
+    listed.sort_by_key(|a| format!("{a:?}"));
+    let mut both = vec![answer(true), answer(false)];
+    both.sort_by_key(|a| format!("{a:?}"));
+    assert_eq!(listed, both);
+    let left = prompt.time_left_ms.expect("the time left");
+    assert!(left > 0 && left <= BUDGET_MS, "{left}");
+    let v2 = view(&mut client, &id, &tokens[2], true).await;
+    assert_eq!(v2.legal, Some(legal));
+    let left = v2.time_left_ms.expect("the time left");
+    assert!(left > 0 && left <= BUDGET_MS, "{left}");
+    assert_eq!(v2.view.unwrap().to_act, Some(2));
+
+    // Seat 0 waits: no choices, no time left, no prompt.
+    let v0 = view(&mut client, &id, &tokens[0], true).await;
+    assert_eq!((v0.legal, v0.time_left_ms), (None, None));
+    let got = read_until(&mut asker, asked).await;
+    assert!(prompts(&got).is_empty(), "{got:?}");
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), asker.message())
+            .await
+            .is_err(),
+        "seat 0's stream sent something before the answer"
+    );
+    let discard = v1::SubmitActionRequest {
+        game_id: id.clone(),
+        expected_seq: asked,
+        request_id: "too-early".into(),
+        action: Some(v1::Action {
+            kind: Some(v1::action::Kind::Discard(v1::DiscardAction {
+                card: v0.view.unwrap().seats[0].hand.first().copied(),
+            })),
+        }),
+    };
+    let status = client
+        .submit_action(authed(discard, &tokens[0]))
+        .await
+        .expect_err("the asker must wait for the answer");
+    assert_eq!(status.code(), Code::FailedPrecondition, "{status:?}");
+    assert_eq!(reason(&status), "NOT_YOUR_TURN", "{status:?}");
+    assert_eq!(game_seq(&mut client, &id).await, asked);
+
+    // The answer: seat 0 is prompted again, and its choices are back.
+    act(
+        &mut client,
+        &id,
+        &tokens,
+        &mut replica,
+        2,
+        &Action::AnswerPartner { yes: false },
+    )
+    .await;
+    let prompt = next_prompt(&mut asker).await;
+    assert_eq!((prompt.seq, prompt.seat), (replica.seq(), 0));
+    let legal = prompt.legal.expect("the choices");
+    assert!(!legal.must_answer && !legal.can_ask_partner);
+    assert!(prompt.time_left_ms.is_some());
+    assert!(
+        view(&mut client, &id, &tokens[0], false)
+            .await
+            .legal
+            .is_some()
+    );
+    assert!(
+        view(&mut client, &id, &tokens[2], false)
+            .await
+            .legal
+            .is_none()
+    );
+    server.stop().await;
+}
+
 // A stream opened with include_view carries the seat's view in each prompt: the view GetView
 // answers at the prompt's seq; a stream opened without it carries none.
 #[tokio::test]
@@ -481,7 +629,12 @@ async fn prompts_carry_the_seat_view_when_asked() {
         // The seat to act is prompted with its view, the one GetView gives now.
         let seat = *s as usize;
         let prompt = loop {
-            match next_message(&mut streams[seat]).await.unwrap().kind.unwrap() {
+            match next_message(&mut streams[seat])
+                .await
+                .unwrap()
+                .kind
+                .unwrap()
+            {
                 Msg::Prompt(p) => break p,
                 _ => continue,
             }
@@ -717,67 +870,208 @@ async fn open(
     s
 }
 
-// With two watchers per game a third stream is refused RESOURCE_EXHAUSTED TOO_MANY_WATCHERS
-// with a RetryInfo; refused streams take no place; closing a stream frees its place; the limit
-// is per game.
-#[tokio::test]
-async fn the_watcher_limit_refuses_a_third_stream_until_one_closes() {
-    let mut config = Config::for_tests();
-    config.max_watchers_per_game = 2;
-    let server = TestServer::with_config(config).await;
-    let mut client = server.client().await;
-    let (id, tokens, mut replica) = started(&mut client, seeded(66)).await;
-    let (other, _, _) = started(&mut client, seeded(67)).await;
+/// Asserts a refused WatchGame: RESOURCE_EXHAUSTED TOO_MANY_WATCHERS with a RetryInfo.
+fn assert_too_many_watchers(status: &Status) {
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert_eq!(reason(status), "TOO_MANY_WATCHERS", "{status:?}");
+    let retry = status.get_details_retry_info().expect("a RetryInfo");
+    assert!(retry.retry_delay.is_some_and(|d| d > Duration::ZERO));
+}
 
-    let first = open(&mut client, &id, Some(&tokens[0])).await;
-    let mut second = open(&mut client, &id, None).await;
-    for token in [None, Some(tokens[1].as_str()), Some(tokens[0].as_str())] {
-        let status = watch(&mut client, &id, token, 0, false)
-            .await
-            .expect_err("a third stream is refused");
-        assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
-        assert_eq!(reason(&status), "TOO_MANY_WATCHERS");
-        let retry = status.get_details_retry_info().expect("a RetryInfo");
-        assert!(retry.retry_delay.is_some_and(|d| d > Duration::ZERO));
-    }
-    // The limit is per game: another game has places of its own.
-    let _a = open(&mut client, &other, None).await;
-    let _b = open(&mut client, &other, None).await;
-    let status = watch(&mut client, &other, None, 0, false)
-        .await
-        .expect_err("the other game is full too");
-    assert_eq!(reason(&status), "TOO_MANY_WATCHERS");
-
-    // Closing a stream frees its place (the server notices the cancelled stream); the refused
-    // ones took none, so exactly one more stream fits.
-    drop(first);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let mut third = loop {
-        match watch(&mut client, &id, Some(&tokens[1]), 0, false).await {
-            Ok(s) => break s,
+/// Retries opening a stream until the server has freed a place (bounded: 20 s).
+async fn watch_when_freed(
+    client: &mut Client,
+    id: &str,
+    token: Option<&str>,
+) -> Streaming<v1::WatchGameResponse> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match watch(client, id, token, 0, false).await {
+            Ok(s) => return s,
             Err(status) => {
-                assert_eq!(reason(&status), "TOO_MANY_WATCHERS");
+                assert_too_many_watchers(&status);
                 assert!(Instant::now() < deadline, "the place is never freed");
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
         }
-    };
-    let status = watch(&mut client, &id, None, 0, false)
-        .await
-        .expect_err("full again");
-    assert_eq!(status.code(), Code::ResourceExhausted);
-    assert_eq!(reason(&status), "TOO_MANY_WATCHERS");
+    }
+}
 
-    // Both open streams follow the game.
+// Regression: spectators filled a game's watcher limit (64 by default), and then the seats'
+// own WatchGame was refused. Now the default limit of 64 spectator streams is full and one
+// more spectator is refused RESOURCE_EXHAUSTED TOO_MANY_WATCHERS with a RetryInfo, changing
+// nothing, while every seat's stream is still admitted and prompted; refused streams take no
+// place, closing a spectator stream frees its place, and the limit is per game.
+#[tokio::test]
+async fn spectators_fill_their_limit_and_every_seat_still_watches() {
+    let server = TestServer::with_config(Config::for_tests()).await;
+    let mut client = server.client().await;
+    let (id, tokens, mut replica) = started(&mut client, seeded(66)).await;
+    let (other, _, _) = started(&mut client, seeded(67)).await;
+    let limit = Config::for_tests().max_spectators_per_game;
+    assert_eq!(limit, 64, "the default limit");
+
+    let mut spectators = Vec::new();
+    for _ in 0..limit {
+        spectators.push(open(&mut client, &id, None).await);
+    }
+    let before = game_seq(&mut client, &id).await;
+    for _ in 0..3 {
+        let status = watch(&mut client, &id, None, 0, false)
+            .await
+            .expect_err("one spectator more is refused");
+        assert_too_many_watchers(&status);
+        assert!(
+            status.message().contains("spectator"),
+            "{}",
+            status.message()
+        );
+    }
+    assert_eq!(
+        game_seq(&mut client, &id).await,
+        before,
+        "a refusal moved the game"
+    );
+    // Every seat still watches its game, and the seat to act is prompted at once.
+    let to_act = replica.game.to_act().expect("a seat to act").0 as usize;
+    let mut seats = Vec::new();
+    for token in &tokens {
+        seats.push(
+            watch(&mut client, &id, Some(token), replica.seq(), false)
+                .await
+                .expect("a seat's own stream is admitted"),
+        );
+    }
+    assert!(matches!(
+        next_message(&mut seats[to_act]).await.unwrap().kind,
+        Some(Msg::Prompt(p)) if p.seq == replica.seq() && p.seat == to_act as u32
+    ));
+    // The limit is per game: another game has places of its own.
+    let _elsewhere = open(&mut client, &other, None).await;
+
+    // Closing a spectator stream frees its place (the server notices the cancelled stream);
+    // the refused ones took none, so exactly one more fits.
+    drop(spectators.pop());
+    spectators.push(watch_when_freed(&mut client, &id, None).await);
+    assert_too_many_watchers(
+        &watch(&mut client, &id, None, 0, false)
+            .await
+            .expect_err("full again"),
+    );
+
+    // The streams follow the game.
     let seq = replica.seq();
-    let got = events(&read_until(&mut third, seq).await);
-    assert_eq!(got, replica.events(seat(1)));
     plain_moves(&mut client, &id, &tokens, &mut replica, 3).await;
-    let got = events(&read_until(&mut third, replica.seq()).await);
-    assert_eq!(got, replica.events_after(seat(1), seq));
+    for (s, stream) in seats.iter_mut().enumerate() {
+        let got = events(&read_until(stream, replica.seq()).await);
+        assert_eq!(got, replica.events_after(seat(s as u8), seq), "seat {s}");
+    }
+    let got = events(&read_until(&mut spectators[0], replica.seq()).await);
     // (`open` read its first event.)
-    let got = events(&read_until(&mut second, replica.seq()).await);
     assert_eq!(got, replica.events_after(Viewer::Spectator, 1));
+    server.stop().await;
+}
+
+// A seat token holds at most --max-watchers-per-token streams, whatever the spectators do.
+#[tokio::test]
+async fn a_seat_token_is_limited_only_by_its_own_stream_limit() {
+    let mut config = Config::for_tests();
+    config.max_watchers_per_token = 2;
+    config.max_spectators_per_game = 1;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let (id, tokens, _) = started(&mut client, seeded(68)).await;
+    let _spectator = open(&mut client, &id, None).await;
+    let _a = open(&mut client, &id, Some(&tokens[0])).await;
+    let _b = open(&mut client, &id, Some(&tokens[0])).await;
+    let before = game_seq(&mut client, &id).await;
+    let status = watch(&mut client, &id, Some(&tokens[0]), 0, false)
+        .await
+        .expect_err("a third stream of the token");
+    assert_too_many_watchers(&status);
+    assert!(
+        status.message().contains("seat token"),
+        "{}",
+        status.message()
+    );
+    // The other seat's token has places of its own.
+    let _c = open(&mut client, &id, Some(&tokens[1])).await;
+    let _d = open(&mut client, &id, Some(&tokens[1])).await;
+    assert_eq!(game_seq(&mut client, &id).await, before);
+    server.stop().await;
+}
+
+/// A client whose connection accepts only a few bytes at a time: a stream it does not read
+/// soon cannot take any more.
+async fn stalling_client(server: &TestServer) -> Client {
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr))
+        .expect("a uri")
+        .initial_stream_window_size(Some(1024))
+        .initial_connection_window_size(Some(1024))
+        .connect()
+        .await
+        .expect("a connection");
+    CanastaServiceClient::new(channel)
+}
+
+// Regression: a stream whose client never reads kept its place forever. Now, once it has
+// been unable to take a message for --watch-send-timeout-secs (here heartbeats fill it without
+// a move), it is ended with Lagged at the seq of the last event it got, and its place is freed:
+// the seat's token (limited to one stream) and a spectator (one per game) watch again.
+#[tokio::test]
+async fn a_stream_that_is_never_read_is_ended_and_frees_its_place() {
+    let mut config = Config::for_tests();
+    config.max_watchers_per_token = 1;
+    config.max_spectators_per_game = 1;
+    config.heartbeat_secs = 0.01;
+    config.watch_send_timeout_secs = 0.3;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let (id, tokens, replica) = started(&mut client, seeded(69)).await;
+    let mut slow_seat = stalling_client(&server).await;
+    let mut slow_spectator = stalling_client(&server).await;
+    let mut stalled = [
+        watch(&mut slow_seat, &id, Some(&tokens[0]), 0, false)
+            .await
+            .expect("a stream"),
+        watch(&mut slow_spectator, &id, None, 0, false)
+            .await
+            .expect("a stream"),
+    ];
+    // Their places are taken.
+    for token in [Some(tokens[0].as_str()), None] {
+        assert_too_many_watchers(
+            &watch(&mut client, &id, token, 0, false)
+                .await
+                .expect_err("the place is taken"),
+        );
+    }
+    // Then freed, with nothing read.
+    let started_waiting = Instant::now();
+    let mut seat_again = watch_when_freed(&mut client, &id, Some(&tokens[0])).await;
+    let mut spectator_again = watch_when_freed(&mut client, &id, None).await;
+    println!("places freed after {:?}", started_waiting.elapsed());
+    // Read at last, each stalled stream holds the game's events from the start, heartbeats,
+    // and a final Lagged at the last event's seq.
+    for (stream, viewer) in stalled.iter_mut().zip([seat(0), Viewer::Spectator]) {
+        let messages = read_to_end(stream).await;
+        let Some((Msg::Lagged(lagged), rest)) = messages.split_last() else {
+            panic!("a Lagged message last, not {:?}", messages.last());
+        };
+        assert!(rest.iter().any(|m| matches!(m, Msg::Heartbeat(_))));
+        let got = events(rest);
+        assert_eq!(got, replica.events(viewer));
+        assert_eq!(lagged.last_seq, replica.seq());
+    }
+    // The new streams work.
+    assert_eq!(
+        events(&read_until(&mut seat_again, replica.seq()).await),
+        replica.events(seat(0))
+    );
+    assert_eq!(
+        events(&read_until(&mut spectator_again, replica.seq()).await),
+        replica.events(Viewer::Spectator)
+    );
     server.stop().await;
 }
 

@@ -52,9 +52,11 @@ async fn a_whole_match_over_rpc() {
     server.stop().await;
 }
 
-/// Random bots, one client per seat acting on its own prompts, play whole matches for 2, 3, 4
-/// and 6 players; every seat's stream is gapless, ends with MatchEnded, and the export replays
-/// in the engine to the same final scores.
+/// Random bots play whole matches for 2, 3, 4 and 6 players: one client polls each seat's
+/// GetView in turn (`play_to_end`) and the seat with choices submits a random legal action,
+/// while every seat's watch stream, opened before the first move, is read after the match. Every
+/// stream is gapless and ends with MatchEnded, and the export replays in the engine to the same
+/// final scores.
 #[tokio::test]
 async fn random_bots_finish_matches_for_every_player_count() {
     use canasta_engine::rng::Xoshiro256;

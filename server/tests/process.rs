@@ -1,0 +1,572 @@
+//! The `canasta-server` binary as a process: what it prints where (one `listening on ADDR` line
+//! on stdout once the database is open and the port bound, logs on stderr), its flags' boolean
+//! environment variables, refusing to start on a database it cannot open, naming a stored game
+//! it cannot restore, and SIGTERM: in the middle of play it exits 0, ends the watch streams
+//! cleanly, and every acknowledged action is there after a restart; idle, it exits at once.
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use canasta_proto::v1;
+use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
+use canasta_proto::v1::watch_game_response::Kind as Msg;
+use tonic::transport::Channel;
+use tonic::{Request, Status, Streaming};
+
+type Client = CanastaServiceClient<Channel>;
+
+/// A `canasta-server` process and what it wrote.
+struct Server {
+    child: Child,
+    addr: Option<SocketAddr>,
+    stdout: Option<JoinHandle<Vec<String>>>,
+    stderr: Option<JoinHandle<String>>,
+}
+
+/// What a finished process left.
+struct Exited {
+    status: ExitStatus,
+    stdout: Vec<String>,
+    stderr: String,
+    /// From SIGTERM to the exit.
+    took: Duration,
+}
+
+impl Server {
+    /// Starts the server with `args` and environment variables `env` (and `RUST_LOG=info`),
+    /// on a free loopback port unless `args` name one.
+    fn spawn(args: &[&str], env: &[(&str, &str)]) -> Server {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_canasta-server"));
+        if !args.contains(&"--listen") {
+            command.args(["--listen", "127.0.0.1:0"]);
+        }
+        command
+            .args(args)
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().expect("canasta-server starts");
+        let stdout = child.stdout.take().expect("a pipe");
+        let stderr = child.stderr.take().expect("a pipe");
+        let (tx, rx) = mpsc::channel();
+        // Both pipes are read to their end, so the server never blocks on a full one.
+        let stdout = std::thread::spawn(move || {
+            let mut lines = Vec::new();
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(addr) = line.strip_prefix("listening on ") {
+                    let _ = tx.send(addr.trim().to_string());
+                }
+                lines.push(line);
+            }
+            lines
+        });
+        let stderr = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = BufReader::new(stderr).read_to_string(&mut text);
+            text
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(60))
+            .ok()
+            .map(|a| a.parse().expect("an address"));
+        Server {
+            child,
+            addr,
+            stdout: Some(stdout),
+            stderr: Some(stderr),
+        }
+    }
+
+    fn addr(&self) -> SocketAddr {
+        self.addr.expect("the server printed its address")
+    }
+
+    /// Sends SIGTERM and waits (at most 30 s) for the exit.
+    fn terminate(mut self) -> Exited {
+        let sent = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status()
+            .expect("kill runs");
+        assert!(sent.success());
+        let start = Instant::now();
+        let status = self.wait(Duration::from_secs(30));
+        let took = start.elapsed();
+        self.exited(status, took)
+    }
+
+    /// Waits for an exit the process makes on its own (at most 30 s).
+    fn exit(mut self) -> Exited {
+        let status = self.wait(Duration::from_secs(30));
+        self.exited(status, Duration::ZERO)
+    }
+
+    fn wait(&mut self, within: Duration) -> ExitStatus {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("the process is there") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn exited(&mut self, status: ExitStatus, took: Duration) -> Exited {
+        Exited {
+            status,
+            stdout: self.stdout.take().expect("once").join().expect("read"),
+            stderr: self.stderr.take().expect("once").join().expect("read"),
+            took,
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "canasta-process-{name}-{}-{}",
+        std::process::id(),
+        rand::random::<u32>()
+    ));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir
+}
+
+fn db_arg(db: &Path) -> &str {
+    db.to_str().expect("a UTF-8 path")
+}
+
+async fn connect(addr: SocketAddr) -> Client {
+    let channel = Channel::from_shared(format!("http://{addr}"))
+        .expect("a uri")
+        .connect()
+        .await
+        .expect("the server accepts connections");
+    CanastaServiceClient::new(channel)
+}
+
+fn authed<T>(message: T, token: &str) -> Request<T> {
+    let mut r = Request::new(message);
+    r.metadata_mut().insert(
+        "authorization",
+        format!("Bearer {token}").parse().expect("ascii"),
+    );
+    r
+}
+
+/// A started two-player game: its id and the seat tokens.
+async fn started(client: &mut Client, seed: u64) -> (String, Vec<String>) {
+    let game = client
+        .create_game(v1::CreateGameRequest {
+            rules: Some(v1::RuleSet {
+                preset: v1::Preset::Official as i32,
+                player_count: 2,
+                options: Default::default(),
+            }),
+            seed: Some(seed),
+            ..Default::default()
+        })
+        .await
+        .expect("a game")
+        .into_inner()
+        .game
+        .expect("a summary");
+    let mut tokens = Vec::new();
+    for seat in 0..2 {
+        let joined = client
+            .join_game(v1::JoinGameRequest {
+                game_id: game.game_id.clone(),
+                seat: Some(seat),
+                display_name: format!("p{seat}"),
+            })
+            .await
+            .expect("a seat")
+            .into_inner();
+        tokens.push(joined.token);
+    }
+    (game.game_id, tokens)
+}
+
+async fn watch(
+    client: &mut Client,
+    id: &str,
+    token: Option<&str>,
+) -> Streaming<v1::WatchGameResponse> {
+    let message = v1::WatchGameRequest {
+        game_id: id.to_string(),
+        ..Default::default()
+    };
+    let request = match token {
+        Some(t) => authed(message, t),
+        None => Request::new(message),
+    };
+    client
+        .watch_game(request)
+        .await
+        .expect("a stream")
+        .into_inner()
+}
+
+/// Reads a stream to its end: the events, and the error that ended it, if any.
+async fn drain(
+    mut stream: Streaming<v1::WatchGameResponse>,
+) -> (Vec<v1::GameEvent>, Option<Status>) {
+    let mut events = Vec::new();
+    loop {
+        match stream.message().await {
+            Ok(Some(m)) => {
+                if let Some(Msg::Event(e)) = m.kind {
+                    events.push(e);
+                }
+            }
+            Ok(None) => return (events, None),
+            Err(status) => return (events, Some(status)),
+        }
+    }
+}
+
+/// An acknowledged action: the seat, and the events it was answered with.
+struct Ack {
+    seat: usize,
+    events: Vec<v1::GameEvent>,
+}
+
+/// Plays the game (each seat its first legal action) until a call fails; returns the
+/// acknowledged actions and the failure.
+async fn play_until_refused(
+    mut client: Client,
+    id: String,
+    tokens: Vec<String>,
+    acked: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) -> (Vec<Ack>, Status) {
+    let mut acks = Vec::new();
+    loop {
+        let public = match client
+            .get_view(v1::GetViewRequest {
+                game_id: id.clone(),
+                include_actions: false,
+            })
+            .await
+        {
+            Ok(v) => v.into_inner().view.expect("a view"),
+            Err(status) => return (acks, status),
+        };
+        let seat = public.to_act.expect("a seat to act") as usize;
+        let mine = match client
+            .get_view(authed(
+                v1::GetViewRequest {
+                    game_id: id.clone(),
+                    include_actions: true,
+                },
+                &tokens[seat],
+            ))
+            .await
+        {
+            Ok(v) => v.into_inner(),
+            Err(status) => return (acks, status),
+        };
+        let request = v1::SubmitActionRequest {
+            game_id: id.clone(),
+            expected_seq: mine.view.expect("a view").seq,
+            request_id: format!("r{}", acks.len()),
+            action: Some(mine.legal.expect("choices").actions[0].clone()),
+        };
+        match client.submit_action(authed(request, &tokens[seat])).await {
+            Ok(answer) => {
+                acks.push(Ack {
+                    seat,
+                    events: answer.into_inner().events,
+                });
+                acked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            Err(status) => return (acks, status),
+        }
+    }
+}
+
+// SIGTERM while a player acts as fast as it can and two streams are open (a seat's and a
+// spectator's): the server exits with code 0, both streams end cleanly (no error status), and
+// on the restarted server every acknowledged action's events are in the log, at their seqs,
+// as each seat was answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_mid_play_exits_0_ends_streams_and_keeps_every_acknowledged_action() {
+    let dir = temp_dir("sigterm");
+    let db = dir.join("canasta.db");
+    let server = Server::spawn(&["--db", db_arg(&db)], &[]);
+    let mut client = connect(server.addr()).await;
+    let (id, tokens) = started(&mut client, 7).await;
+    let seat_stream = tokio::spawn(drain(watch(&mut client, &id, Some(&tokens[0])).await));
+    let spectator_stream = tokio::spawn(drain(watch(&mut client, &id, None).await));
+    let acked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let player = tokio::spawn(play_until_refused(
+        connect(server.addr()).await,
+        id.clone(),
+        tokens.clone(),
+        acked.clone(),
+    ));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while acked.load(std::sync::atomic::Ordering::SeqCst) < 20 {
+        assert!(Instant::now() < deadline, "the player is too slow");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let exited = tokio::task::spawn_blocking(move || server.terminate())
+        .await
+        .expect("the waiting task");
+    assert_eq!(exited.status.code(), Some(0), "stderr:\n{}", exited.stderr);
+    assert!(
+        exited.stderr.contains("shutting down"),
+        "stderr:\n{}",
+        exited.stderr
+    );
+    println!("exit after SIGTERM in play: {:?}", exited.took);
+    let (acks, stopped_by) = tokio::time::timeout(Duration::from_secs(10), player)
+        .await
+        .expect("the player stops")
+        .expect("the player's task");
+    assert!(acks.len() >= 20);
+    // The player was stopped by the server going away, not by a refusal of the rules.
+    assert!(
+        !matches!(
+            stopped_by.code(),
+            tonic::Code::FailedPrecondition | tonic::Code::Aborted | tonic::Code::InvalidArgument
+        ),
+        "{stopped_by:?}"
+    );
+    let mut streamed = Vec::new();
+    for reader in [seat_stream, spectator_stream] {
+        let (events, error) = tokio::time::timeout(Duration::from_secs(10), reader)
+            .await
+            .expect("the stream ends with the server")
+            .expect("the reader's task");
+        assert!(error.is_none(), "the stream ended with {error:?}");
+        assert!(!events.is_empty());
+        streamed.push(events);
+    }
+
+    // The restarted server has every acknowledged action, as each seat was answered.
+    let server = Server::spawn(&["--db", db_arg(&db)], &[]);
+    let mut client = connect(server.addr()).await;
+    let seq = client
+        .get_game(v1::GetGameRequest {
+            game_id: id.clone(),
+        })
+        .await
+        .expect("the game is back")
+        .into_inner()
+        .game
+        .expect("a summary")
+        .seq;
+    let last_acked = acks
+        .last()
+        .and_then(|a| a.events.last())
+        .expect("events")
+        .seq;
+    // At most the one request in flight at the signal was stored without its answer.
+    assert!(
+        seq >= last_acked,
+        "seq {seq}, acknowledged up to {last_acked}"
+    );
+    let mut logs = Vec::new();
+    for token in &tokens {
+        let stream = watch(&mut client, &id, Some(token)).await;
+        let mut stream = stream;
+        let mut events = Vec::new();
+        while events.len() < seq as usize {
+            match tokio::time::timeout(Duration::from_secs(10), stream.message())
+                .await
+                .expect("the log within 10 s")
+                .expect("a message")
+                .and_then(|m| m.kind)
+            {
+                Some(Msg::Event(e)) => events.push(e),
+                Some(_) => continue,
+                None => panic!("the stream ended before seq {seq}"),
+            }
+        }
+        logs.push(events);
+    }
+    for ack in &acks {
+        for e in &ack.events {
+            assert_eq!(&logs[ack.seat][e.seq as usize - 1], e, "seq {}", e.seq);
+        }
+    }
+    // What the streams sent before the signal is the log's beginning.
+    assert_eq!(streamed[0][..], logs[0][..streamed[0].len()]);
+    let exited = server.terminate();
+    assert_eq!(exited.status.code(), Some(0));
+    std::fs::remove_dir_all(&dir).expect("the directory is removed");
+}
+
+// An idle server, with a client connected and a stream open, exits at once on SIGTERM: no
+// wait for anything (the only line on stdout is the address).
+#[tokio::test]
+async fn an_idle_server_exits_at_once_on_sigterm() {
+    let dir = temp_dir("idle");
+    let db = dir.join("canasta.db");
+    let server = Server::spawn(&["--db", db_arg(&db)], &[]);
+    let mut client = connect(server.addr()).await;
+    let (id, _) = started(&mut client, 8).await;
+    let stream = tokio::spawn(drain(watch(&mut client, &id, None).await));
+    let exited = tokio::task::spawn_blocking(move || server.terminate())
+        .await
+        .expect("the waiting task");
+    println!("idle exit after SIGTERM: {:?}", exited.took);
+    assert_eq!(exited.status.code(), Some(0), "stderr:\n{}", exited.stderr);
+    // Generous: a hang, not a benchmark (it takes milliseconds).
+    assert!(exited.took < Duration::from_secs(5), "{:?}", exited.took);
+    assert_eq!(exited.stdout.len(), 1, "{:?}", exited.stdout);
+    assert!(exited.stdout[0].starts_with("listening on 127.0.0.1:"));
+    let (_, error) = stream.await.expect("the reader");
+    assert!(error.is_none(), "{error:?}");
+    drop(client);
+    std::fs::remove_dir_all(&dir).expect("the directory is removed");
+}
+
+// A client that keeps its connection open and never answers (here a bare HTTP/2 handshake
+// that reads nothing) holds the exit at most the shutdown grace (5 s), not forever.
+#[test]
+fn a_client_that_never_closes_delays_the_exit_by_the_grace_at_most() {
+    use std::io::Write;
+    let server = Server::spawn(&["--memory"], &[]);
+    let mut conn = std::net::TcpStream::connect(server.addr()).expect("a connection");
+    // The HTTP/2 connection preface and an empty SETTINGS frame.
+    conn.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+        .expect("the preface is sent");
+    std::thread::sleep(Duration::from_millis(200));
+    let exited = server.terminate();
+    println!("exit with a frozen client: {:?}", exited.took);
+    assert_eq!(exited.status.code(), Some(0), "stderr:\n{}", exited.stderr);
+    assert!(exited.took < Duration::from_secs(15), "{:?}", exited.took);
+    drop(conn);
+}
+
+// Logs go to stderr; stdout holds the address line alone, printed once the database is open.
+// A database that cannot be opened: exit code 1, nothing on stdout, and a message naming it.
+#[test]
+fn the_address_is_printed_only_once_the_database_is_open() {
+    let dir = temp_dir("unopenable");
+    let server = Server::spawn(&["--db", db_arg(&dir)], &[]);
+    assert!(
+        server.addr.is_none(),
+        "a server that cannot store printed its address"
+    );
+    let exited = server.exit();
+    assert_eq!(exited.status.code(), Some(1), "stderr:\n{}", exited.stderr);
+    assert!(exited.stdout.is_empty(), "{:?}", exited.stdout);
+    assert!(
+        exited.stderr.contains("cannot open the database") && exited.stderr.contains(db_arg(&dir)),
+        "stderr:\n{}",
+        exited.stderr
+    );
+    std::fs::remove_dir_all(&dir).expect("the directory is removed");
+}
+
+// CANASTA_MEMORY and CANASTA_SYNC_FULL take 1/0 (and true/false, yes/no): with
+// CANASTA_MEMORY=1 no database file is made, with =0 it is; a word that is no boolean is a
+// usage error (exit code 2) that names the variable's flag.
+#[test]
+fn boolean_environment_variables_take_1_and_0() {
+    let dir = temp_dir("booleans");
+    for (memory, sync_full, file_made) in [
+        ("1", "0", false),
+        ("0", "1", true),
+        ("yes", "no", false),
+        ("false", "true", true),
+    ] {
+        let db = dir.join(format!("m{memory}-s{sync_full}.db"));
+        let server = Server::spawn(
+            &["--db", db_arg(&db)],
+            &[("CANASTA_MEMORY", memory), ("CANASTA_SYNC_FULL", sync_full)],
+        );
+        assert!(
+            server.addr.is_some(),
+            "CANASTA_MEMORY={memory} CANASTA_SYNC_FULL={sync_full}: the server did not start"
+        );
+        let exited = server.terminate();
+        assert_eq!(exited.status.code(), Some(0), "stderr:\n{}", exited.stderr);
+        assert_eq!(db.exists(), file_made, "CANASTA_MEMORY={memory}");
+    }
+    for var in ["CANASTA_MEMORY", "CANASTA_SYNC_FULL"] {
+        let db = dir.join("never.db");
+        let server = Server::spawn(&["--db", db_arg(&db)], &[(var, "maybe")]);
+        let exited = server.exit();
+        assert_eq!(exited.status.code(), Some(2), "{var}=maybe");
+        assert!(
+            exited.stderr.contains("maybe"),
+            "stderr:\n{}",
+            exited.stderr
+        );
+        assert!(!db.exists());
+    }
+    std::fs::remove_dir_all(&dir).expect("the directory is removed");
+}
+
+// A stored game whose log does not decode: the server starts and serves the others, and its
+// log names the game and the database, and the reason clients get.
+#[tokio::test]
+async fn a_damaged_game_is_named_in_the_log_with_its_database() {
+    use canasta_server::store::{Entry, EntryKind, LeaveEntry, Store};
+    let dir = temp_dir("damaged");
+    let db = dir.join("canasta.db");
+    {
+        let (mut store, _) = Store::open(&db, false).expect("a database");
+        let request = v1::CreateGameRequest::default();
+        store
+            .create_game("0badbadbadbadbad", 1, &request)
+            .await
+            .expect("stored");
+        let entry = Entry {
+            kind: Some(EntryKind::Leave(LeaveEntry { seat: 0 })),
+        };
+        store
+            .append("0badbadbadbadbad", 0, &entry)
+            .await
+            .expect("stored");
+        store.close();
+        let conn = rusqlite::Connection::open(&db).expect("the database");
+        conn.execute("UPDATE entries SET entry = X'0F0F'", [])
+            .expect("damaged");
+    }
+    let server = Server::spawn(&["--db", db_arg(&db)], &[]);
+    let mut client = connect(server.addr()).await;
+    let status = client
+        .get_game(v1::GetGameRequest {
+            game_id: "0badbadbadbadbad".into(),
+        })
+        .await
+        .expect_err("not served");
+    assert_eq!(status.code(), tonic::Code::DataLoss, "{status:?}");
+    assert_eq!(
+        canasta_server::errors::reason_of(&status).as_deref(),
+        Some("BAD_LOG")
+    );
+    let exited = tokio::task::spawn_blocking(move || server.terminate())
+        .await
+        .expect("the waiting task");
+    assert_eq!(exited.status.code(), Some(0));
+    for needle in ["0badbadbadbadbad", db_arg(&db), "BAD_LOG", "entry 0"] {
+        assert!(
+            exited.stderr.contains(needle),
+            "{needle} not in stderr:\n{}",
+            exited.stderr
+        );
+    }
+    std::fs::remove_dir_all(&dir).expect("the directory is removed");
+}

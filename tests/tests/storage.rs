@@ -1,0 +1,296 @@
+//! Storage faults end to end: writes that fail (a full disk, a lost volume; injected through
+//! the store's fault switch) are answered UNAVAILABLE `STORAGE_FAILED` and change nothing, and
+//! a retry after the storage recovers is applied once; a stored game whose log is damaged is
+//! not served as if it were fine (DATA_LOSS `BAD_LOG`) while the other games play on.
+
+use canasta_engine::Viewer;
+use canasta_proto::convert::action_to_wire;
+use canasta_proto::v1;
+use canasta_server::Config;
+use canasta_tests::replica::*;
+use canasta_tests::*;
+use tonic::{Code, Request, Status};
+
+/// Asserts a refusal: its code and its reason.
+fn assert_refused(status: &Status, code: Code, why: &str) {
+    assert_eq!(status.code(), code, "{status:?}");
+    assert_eq!(reason(status), why, "{status:?}");
+}
+
+/// Every game's summary, and every view of `id` (each seat's with its choices, and a
+/// spectator's): what a refused request must leave as it was.
+async fn snapshot(
+    client: &mut Client,
+    id: &str,
+    tokens: &[String],
+) -> (v1::ListGamesResponse, Vec<v1::GetViewResponse>) {
+    let games = client
+        .list_games(v1::ListGamesRequest::default())
+        .await
+        .expect("the games")
+        .into_inner();
+    let mut views = Vec::new();
+    for token in tokens.iter().map(Some).chain([None]) {
+        let message = v1::GetViewRequest {
+            game_id: id.to_string(),
+            include_actions: true,
+        };
+        let request = match token {
+            Some(t) => authed(message, t),
+            None => Request::new(message),
+        };
+        views.push(client.get_view(request).await.expect("a view").into_inner());
+    }
+    (games, views)
+}
+
+/// The whole event log of a game as a spectator sees it now.
+async fn log_of(client: &mut Client, game_id: &str) -> Vec<v1::GameEvent> {
+    let seq = game_seq(client, game_id).await;
+    let mut stream = client
+        .watch_game(v1::WatchGameRequest {
+            game_id: game_id.to_string(),
+            ..Default::default()
+        })
+        .await
+        .expect("a watch stream")
+        .into_inner();
+    events(&read_until(&mut stream, seq).await)
+}
+
+fn config_on(db: &std::path::Path) -> Config {
+    let mut config = Config::for_tests();
+    config.memory = false;
+    config.db = db.to_path_buf();
+    config
+}
+
+// While the database refuses writes, CreateGame, JoinGame and SubmitAction are answered
+// UNAVAILABLE STORAGE_FAILED, and no game, seat, view or seq changes. Once it works again, the
+// SubmitAction retried with the same request id is applied, once (a second retry is answered
+// the same and applies nothing), and after a restart the log holds it once.
+#[tokio::test]
+async fn failed_writes_change_nothing_and_a_retry_after_recovery_applies_once() {
+    let dir = temp_dir("storage-faults");
+    let db = dir.join("canasta.db");
+    let config = config_on(&db);
+    let (store, loaded) = canasta_server::open_store(&config).expect("the database opens");
+    let faults = store.write_faults();
+    let server = TestServer::with_store(config, store, loaded).await;
+    let mut client = server.client().await;
+    let (id, tokens, mut replica) = started(&mut client, seeded(91)).await;
+    let waiting = create_with(&mut client, seeded(92)).await;
+    let (mover, action) = replica.plain_move();
+    let submit = v1::SubmitActionRequest {
+        game_id: id.clone(),
+        expected_seq: replica.seq(),
+        request_id: "once".into(),
+        action: Some(action_to_wire(&action)),
+    };
+    let before = snapshot(&mut client, &id, &tokens).await;
+
+    faults.set(true);
+    let status = client
+        .create_game(seeded(93))
+        .await
+        .expect_err("no game is stored");
+    assert_refused(&status, Code::Unavailable, "STORAGE_FAILED");
+    assert!(status.message().contains("retry"), "{}", status.message());
+    let status = client
+        .join_game(v1::JoinGameRequest {
+            game_id: waiting.game_id.clone(),
+            seat: None,
+            display_name: "late".into(),
+        })
+        .await
+        .expect_err("no seat is stored");
+    assert_refused(&status, Code::Unavailable, "STORAGE_FAILED");
+    for _ in 0..2 {
+        let status = client
+            .submit_action(authed(submit.clone(), &tokens[mover as usize]))
+            .await
+            .expect_err("no action is stored");
+        assert_refused(&status, Code::Unavailable, "STORAGE_FAILED");
+        assert!(
+            status.message().contains("not applied"),
+            "{}",
+            status.message()
+        );
+    }
+    assert_eq!(snapshot(&mut client, &id, &tokens).await, before);
+
+    faults.set(false);
+    let from = replica.seq();
+    let applied = client
+        .submit_action(authed(submit.clone(), &tokens[mover as usize]))
+        .await
+        .expect("the retry is applied")
+        .into_inner();
+    replica.apply(mover, &action);
+    assert_eq!(applied.seq, replica.seq());
+    assert_eq!(applied.events, replica.events_after(seat(mover), from));
+    let again = client
+        .submit_action(authed(submit, &tokens[mover as usize]))
+        .await
+        .expect("a retry is answered")
+        .into_inner();
+    assert_eq!(again, applied);
+    assert_eq!(game_seq(&mut client, &id).await, replica.seq());
+    // Creating and joining work again too.
+    create_with(&mut client, seeded(93)).await;
+    client
+        .join_game(v1::JoinGameRequest {
+            game_id: waiting.game_id.clone(),
+            seat: None,
+            display_name: "late".into(),
+        })
+        .await
+        .expect("a seat");
+    server.stop().await;
+
+    let server = TestServer::with_db(&db).await;
+    let mut client = server.client().await;
+    assert_eq!(
+        log_of(&mut client, &id).await,
+        replica.events(Viewer::Spectator)
+    );
+    server.stop().await;
+    std::fs::remove_dir_all(&dir).expect("the directory is removed");
+}
+
+// A stored log entry that no longer decodes: after a restart that game answers DATA_LOSS
+// BAD_LOG to every call that names it (it is not replayed without the entry, which would
+// rebuild another game), it is not listed, and the other game is back where it was and plays
+// on.
+#[tokio::test]
+async fn a_game_with_a_damaged_log_answers_bad_log_and_the_others_play_on() {
+    let dir = temp_dir("storage-damaged");
+    let db = dir.join("canasta.db");
+    let server = TestServer::with_db(&db).await;
+    let mut client = server.client().await;
+    let (damaged, damaged_tokens, mut damaged_replica) = started(&mut client, seeded(94)).await;
+    plain_moves(
+        &mut client,
+        &damaged,
+        &damaged_tokens,
+        &mut damaged_replica,
+        4,
+    )
+    .await;
+    let (id, tokens, mut replica) = started(&mut client, seeded(95)).await;
+    plain_moves(&mut client, &id, &tokens, &mut replica, 4).await;
+    server.stop().await;
+
+    // Entry 2 (entries count from 0: the first action, after the two joins) becomes bytes
+    // that are no protobuf message (a field of wire type 7).
+    let conn = rusqlite::Connection::open(&db).expect("the database opens");
+    let changed = conn
+        .execute(
+            "UPDATE entries SET entry = X'0F0F0F' WHERE game_id = ?1 AND n = 2",
+            [&damaged],
+        )
+        .expect("the row is changed");
+    assert_eq!(changed, 1);
+    drop(conn);
+
+    let server = TestServer::with_db(&db).await;
+    let mut client = server.client().await;
+    let bad_log = |status: Status| {
+        assert_refused(&status, Code::DataLoss, "BAD_LOG");
+        assert!(status.message().contains(&damaged), "{}", status.message());
+        assert!(
+            status.message().contains("operator"),
+            "{}",
+            status.message()
+        );
+    };
+    let game_id = damaged.clone();
+    bad_log(
+        client
+            .get_game(v1::GetGameRequest {
+                game_id: game_id.clone(),
+            })
+            .await
+            .expect_err("not served"),
+    );
+    bad_log(
+        client
+            .get_view(authed(
+                v1::GetViewRequest {
+                    game_id: game_id.clone(),
+                    include_actions: true,
+                },
+                &damaged_tokens[0],
+            ))
+            .await
+            .expect_err("not served"),
+    );
+    let (seat, action) = damaged_replica.plain_move();
+    bad_log(
+        client
+            .submit_action(authed(
+                v1::SubmitActionRequest {
+                    game_id: game_id.clone(),
+                    expected_seq: damaged_replica.seq(),
+                    request_id: "after".into(),
+                    action: Some(action_to_wire(&action)),
+                },
+                &damaged_tokens[seat as usize],
+            ))
+            .await
+            .expect_err("not served"),
+    );
+    match client
+        .watch_game(v1::WatchGameRequest {
+            game_id: game_id.clone(),
+            ..Default::default()
+        })
+        .await
+    {
+        Err(status) => bad_log(status),
+        Ok(_) => panic!("a stream of a damaged game"),
+    }
+    bad_log(
+        client
+            .get_scores(v1::GetScoresRequest {
+                game_id: game_id.clone(),
+            })
+            .await
+            .expect_err("not served"),
+    );
+    bad_log(
+        client
+            .export_game(v1::ExportGameRequest {
+                game_id: game_id.clone(),
+            })
+            .await
+            .expect_err("not served"),
+    );
+    // Only the sound game is listed, where it was, and it plays on.
+    let listed = client
+        .list_games(v1::ListGamesRequest::default())
+        .await
+        .expect("the games")
+        .into_inner()
+        .games;
+    let ids: Vec<&str> = listed.iter().map(|g| g.game_id.as_str()).collect();
+    assert_eq!(ids, [id.as_str()]);
+    assert_eq!(
+        log_of(&mut client, &id).await,
+        replica.events(Viewer::Spectator)
+    );
+    plain_moves(&mut client, &id, &tokens, &mut replica, 2).await;
+    // The damaged game's rows are left as they were, for the operator.
+    server.stop().await;
+    let conn = rusqlite::Connection::open(&db).expect("the database opens");
+    let rows: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM entries WHERE game_id = ?1",
+            [&damaged],
+            |r| r.get(0),
+        )
+        .expect("a count");
+    assert_eq!(rows, 2 + 4);
+    drop(conn);
+    std::fs::remove_dir_all(&dir).expect("the directory is removed");
+}
