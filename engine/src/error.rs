@@ -33,7 +33,8 @@ pub enum RuleError {
     StockEmpty,
     /// Declining the pile while the stock still has cards.
     StockNotEmpty,
-    /// Declining the pile when the top card fits a meld of the side (forcing, R-STOCK-1).
+    /// Declining the pile when it must be taken (forcing, R-STOCK-1): the top card fits a meld
+    /// of the side, or, with `forcing_frozen`, any take is legal.
     MustTakePile {
         /// The top card of the pile.
         top: Card,
@@ -342,7 +343,7 @@ impl fmt::Display for RuleError {
             ),
             MustTakePile { top } => write!(
                 f,
-                "the stock is empty and the top card {top} fits one of your side's melds, so you must take the pile (forcing)"
+                "the stock is empty and you can take the pile with the {top} on top, so you must take it (forcing)"
             ),
             PileEmpty => f.write_str("the discard pile is empty: draw from the stock"),
             PileBlocked { top } => write!(

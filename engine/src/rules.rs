@@ -68,6 +68,11 @@ pub enum FivePlayers {
     EachAlone,
 }
 
+impl FivePlayers {
+    /// Every seating of five.
+    pub const ALL: [FivePlayers; 2] = [FivePlayers::TwoSides, FivePlayers::EachAlone];
+}
+
 /// How six players sit (R-DEAL-2).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum SixPlayers {
@@ -75,6 +80,11 @@ pub enum SixPlayers {
     ThreePairs,
     /// Option B: two sides of three; one player of each side sits out each deal, in rotation.
     TwoTeamsOfThree,
+}
+
+impl SixPlayers {
+    /// Every seating of six.
+    pub const ALL: [SixPlayers; 2] = [SixPlayers::ThreePairs, SixPlayers::TwoTeamsOfThree];
 }
 
 /// When red threes count for a side rather than against it (R-RED-5).
@@ -533,6 +543,10 @@ options! {
     pile_with_natural_and_wild: bool,
     /// An unfrozen pile may be taken by adding its top card to a canasta (Samba: no).
     pile_onto_canasta: bool,
+    /// While the top card could be added to one of the side's canastas, the pile is taken only with a natural pair from the hand (Samba, seed 003).
+    pair_if_top_fits_canasta: bool,
+    /// With the stock empty, the pile must be taken whenever any take is legal, frozen or not (seeds 000, 002); otherwise only when the top card fits a meld of the side and the pile is not frozen for it.
+    forcing_frozen: bool,
     /// The player who took the pile may meld again in that turn (Swiss: only stop cards onto a canasta).
     meld_after_take: bool,
     /// A player holding one card may not take a pile of one card (R-PILE-6; Wiener: dropped).
@@ -549,7 +563,7 @@ pub const RASCHE_OPTIONS: &[(&str, &str)] = &[
     ("rasche_a", "six jokers: jokers=6"),
     (
         "rasche_b",
-        "wild-card canastas, bonus 1000: wild_canastas=true (joker_canasta_bonus for 2000)",
+        "wild-card canastas, bonus 1000: wild_canastas=true (joker_canasta_bonus for 2000, with a pack of seven jokers or more)",
     ),
     ("rasche_c", "thirteen cards dealt: hand_size=13"),
     (
@@ -816,6 +830,8 @@ impl Rules {
             initial_take_without_pair: false,
             pile_with_natural_and_wild: true,
             pile_onto_canasta: true,
+            pair_if_top_fits_canasta: false,
+            forcing_frozen: false,
             meld_after_take: true,
             one_card_pile_rule: true,
             stop_rule: StopRule::BlackThrees,
@@ -865,6 +881,9 @@ impl Rules {
                 deuce_canasta_bonus: 3000,
                 pile_with_natural_and_wild: false,
                 pile_onto_canasta: false,
+                // Seed 003: "ebenso wenig, wenn die oberste Karte an einen Canasta angelegt
+                // werden kann (ausgenommen mit einem Paar ... aus der Hand)".
+                pair_if_top_fits_canasta: true,
                 ..official
             },
             // Seed 004, "Kanaster".
@@ -1008,6 +1027,45 @@ impl Rules {
         if self.concealed_without_canasta_bonus.is_some() && self.canastas_to_go_out == 0 {
             return conflict("concealed_without_canasta_bonus needs canastas_to_go_out".into());
         }
+        // Options that would have nothing to act on.
+        if self.wild_canastas
+            && o.joker_canasta_bonus.is_some()
+            && (self.jokers as usize) < crate::meld::CANASTA_LEN
+        {
+            return conflict(format!(
+                "joker_canasta_bonus is set but jokers={}: a canasta of jokers needs seven, so the bonus can never be scored: set jokers to 9 (three decks) or remove joker_canasta_bonus",
+                self.jokers
+            ));
+        }
+        if self.max_wilds == 0 && self.initial_take_without_pair {
+            return conflict(
+                "initial_take_without_pair=true (Rasche g) takes the pile with a wild card, but max_wilds=0 allows none in a meld: raise max_wilds or remove initial_take_without_pair".into(),
+            );
+        }
+        if self.closed_canastas {
+            // Closed canastas (Rasche j) take no card. The Swiss rule is built on adding stop
+            // cards under a canasta (seed 004), so the two contradict each other. (The Wiener
+            // stop rule merely has nothing left to act on: a preset default, kept.)
+            if self.stop_rule == StopRule::Swiss {
+                return conflict(
+                    "closed_canastas=true (Rasche j) forbids adding any card to a canasta, but stop_rule=swiss lets the player who takes the pile lay stop cards under the canasta of their rank: set closed_canastas=false, or stop_rule=black_threes or wiener".into(),
+                );
+            }
+            for (name, set) in [
+                ("wilds_on_canasta", o.wilds_on_canasta.is_some()),
+                ("pile_onto_canasta", o.pile_onto_canasta.is_some()),
+                (
+                    "pair_if_top_fits_canasta",
+                    o.pair_if_top_fits_canasta.is_some(),
+                ),
+            ] {
+                if set {
+                    return conflict(format!(
+                        "{name} is set, but it is about adding cards to a canasta, which closed_canastas=true (Rasche j) forbids: remove {name} or closed_canastas"
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 
@@ -1016,8 +1074,14 @@ impl Rules {
         match option {
             "five_players" => self.players == 5,
             "six_players" => self.players == 6,
-            "wild_canasta_bonus" | "joker_canasta_bonus" | "deuce_canasta_bonus" => {
-                self.wild_canastas
+            "wild_canasta_bonus" | "deuce_canasta_bonus" => self.wild_canastas,
+            // A canasta of jokers needs seven of them.
+            "joker_canasta_bonus" => {
+                self.wild_canastas && self.jokers as usize >= crate::meld::CANASTA_LEN
+            }
+            // Nothing is added to a closed canasta.
+            "wilds_on_canasta" | "pile_onto_canasta" | "pair_if_top_fits_canasta" => {
+                !self.closed_canastas
             }
             "samba_bonus" => self.sequences,
             _ => true,

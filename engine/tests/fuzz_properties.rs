@@ -11,40 +11,19 @@
 //!   answer, decline) exactly, a meld or a pile take as at least one listed action of its kind
 //!   (the turn it starts can be played with listed actions only).
 //!
-//! Runs the proptest default number of cases; set `PROPTEST_CASES` for a longer run.
+//! Runs the proptest default number of cases; set `PROPTEST_CASES` for a longer run. The rule
+//! sets are the layouts of `common::layouts`: every preset, player count and seating the rules
+//! accept, and the Rasche options.
+
+mod common;
 
 use canasta_engine::bot::RandomBot;
 use canasta_engine::{
     Action, Card, CardCounts, Game, MeldBatch, MeldSpec, MeldTarget, Preset, RuleSpec, Seat, Setup,
     TopMeld, View, Viewer,
 };
+use common::layouts::layouts;
 use proptest::prelude::*;
-
-/// Every preset with every player count it is played by, and the other seatings of 5 and 6.
-fn layouts() -> Vec<RuleSpec> {
-    let mut all = Vec::new();
-    for (preset, most) in [
-        (Preset::Official, 6),
-        (Preset::Wiener, 6),
-        (Preset::Samba, 4),
-        (Preset::Swiss, 5),
-    ] {
-        for n in 2..=most {
-            all.push(RuleSpec::new(preset, n));
-        }
-    }
-    for (n, option, value) in [
-        (5, "five_players", "each_alone"),
-        (6, "six_players", "two_teams_of_three"),
-    ] {
-        let mut spec = RuleSpec::new(Preset::Official, n);
-        spec.options
-            .set(option, value)
-            .expect("a documented seating");
-        all.push(spec);
-    }
-    all
-}
 
 /// A card as the strategy picks it: one the seat holds (by position among its kinds), or any
 /// kind of card.
@@ -285,7 +264,8 @@ fn apply_and_check(game: &mut Game, seat: Seat, action: &Action, pack: &CardCoun
 /// (0 to 3: the seat to act; higher: that seat number, existing or not), with a random legal
 /// step after every other one to move on. Returns the kinds of the junk actions accepted.
 fn run(layout: usize, seed: u64, steps: u32, moves: &[(u8, Junk)]) -> Vec<&'static str> {
-    let setup = Setup::seeded(layouts()[layout].clone(), seed);
+    let all = layouts();
+    let setup = Setup::seeded(all[layout % all.len()].clone(), seed);
     let mut game = Game::new(&setup).expect("every layout is valid");
     let pack = game.all_cards();
     let mut bot = RandomBot::new(seed ^ 0xf022);
@@ -323,14 +303,6 @@ fn run(layout: usize, seed: u64, steps: u32, moves: &[(u8, Junk)]) -> Vec<&'stat
     accepted
 }
 
-/// The number of entries of [`layouts`].
-const LAYOUTS: usize = 19;
-
-#[test]
-fn every_preset_and_player_count_is_covered() {
-    assert_eq!(layouts().len(), LAYOUTS);
-}
-
 /// The junk is not all refused at the door: in a fixed sample, draws, discards, melds, pile
 /// takes, questions and answers are accepted, so the properties of accepted actions are
 /// exercised; most of it is refused.
@@ -349,12 +321,7 @@ fn some_junk_is_accepted() {
             })
             .collect();
         sent += moves.len();
-        for kind in run(
-            case as usize % LAYOUTS,
-            case,
-            (case * 7 % 500) as u32,
-            &moves,
-        ) {
+        for kind in run(case as usize, case, (case * 7 % 500) as u32, &moves) {
             *accepted.entry(kind).or_insert(0) += 1;
         }
     }
@@ -378,7 +345,7 @@ fn some_junk_is_accepted() {
 proptest! {
     #[test]
     fn arbitrary_actions_on_reachable_states(
-        layout in 0..LAYOUTS,
+        layout in any::<usize>(),
         seed in any::<u64>(),
         steps in 0u32..700,
         moves in prop::collection::vec((0u8..12, junk()), 1..24),

@@ -881,8 +881,9 @@ fn value_of(rules: &Rules, name: &str) -> String {
 }
 
 // Section 11: every Rasche option combines with every preset and player count, except g with
-// Samba (its pile rules forbid that take); the option's value shows in option_values() and a
-// seeded game of the rules is dealt.
+// Samba (its pile rules forbid that take) and j with Swiss (its stop cards go under a canasta,
+// which closed canastas forbid); the option's value shows in option_values() and a seeded game
+// of the rules is dealt.
 #[test]
 fn rasche_options_combine_with_every_preset() {
     for (preset, n, seating) in tables() {
@@ -892,6 +893,14 @@ fn rasche_options_combine_with_every_preset() {
             if preset == Preset::Samba && letter == "rasche_g" {
                 let msg = conflict(preset, n, &options);
                 assert!(msg.contains("initial_take_without_pair"), "{msg}");
+                continue;
+            }
+            if preset == Preset::Swiss && letter == "rasche_j" {
+                let msg = conflict(preset, n, &options);
+                assert!(
+                    msg.contains("closed_canastas") && msg.contains("stop_rule=swiss"),
+                    "{msg}"
+                );
                 continue;
             }
             let spec = pspec(preset, n, &options);
@@ -1002,12 +1011,104 @@ fn option_conflict_wild_canasta_bonus_without_wild_canastas() {
         let msg = conflict(Preset::Official, 4, &[(name, "2000")]);
         assert!(msg.contains(name) && msg.contains("wild_canastas"), "{msg}");
     }
+    // Rasche b's 2000 for a canasta of jokers needs seven jokers: with two decks (four or six
+    // jokers) it could never be scored and is refused naming both; with three decks and wild
+    // canastas (nine jokers) it is accepted.
+    for jokers in ["4", "6"] {
+        let msg = conflict(
+            Preset::Official,
+            4,
+            &[
+                ("rasche_b", "true"),
+                ("jokers", jokers),
+                ("joker_canasta_bonus", "2000"),
+            ],
+        );
+        assert!(
+            msg.contains("joker_canasta_bonus") && msg.contains(&format!("jokers={jokers}")),
+            "{msg}"
+        );
+    }
     let r = rules_of(
-        Preset::Official,
+        Preset::Samba,
         4,
         &[("rasche_b", "true"), ("joker_canasta_bonus", "2000")],
     );
-    assert_eq!(r.joker_canasta_bonus, 2000);
+    assert_eq!((r.jokers, r.joker_canasta_bonus), (9, 2000));
+}
+
+// Section 11 (Rasche j with Swiss): closed canastas forbid the stop cards the Swiss rule lays
+// under a canasta; refused naming both options, with the preset and with the options alone.
+#[test]
+fn option_conflict_closed_canastas_with_swiss_stop_rule() {
+    for (preset, options) in [
+        (Preset::Swiss, vec![("closed_canastas", "true")]),
+        (Preset::Swiss, vec![("rasche_j", "true")]),
+        (
+            Preset::Official,
+            vec![("closed_canastas", "true"), ("stop_rule", "swiss")],
+        ),
+    ] {
+        let msg = conflict(preset, 4, &options);
+        assert!(
+            msg.contains("closed_canastas=true") && msg.contains("stop_rule=swiss"),
+            "{msg}"
+        );
+    }
+    // Another stop rule resolves it.
+    let r = rules_of(
+        Preset::Swiss,
+        4,
+        &[("rasche_j", "true"), ("stop_rule", "black_threes")],
+    );
+    assert!(r.closed_canastas);
+}
+
+// Section 11 (Rasche j): options about adding to a canasta have nothing to act on with closed
+// canastas; setting one is refused naming both. (The Wiener stop rule, a preset default, is
+// kept: see r_meld_5_rasche_j_with_wiener_stop_rule.)
+#[test]
+fn option_conflict_closed_canastas_with_canasta_additions() {
+    for name in [
+        "wilds_on_canasta",
+        "pile_onto_canasta",
+        "pair_if_top_fits_canasta",
+    ] {
+        for value in ["true", "false"] {
+            let msg = conflict(
+                Preset::Official,
+                4,
+                &[("closed_canastas", "true"), (name, value)],
+            );
+            assert!(
+                msg.contains(name) && msg.contains("closed_canastas"),
+                "{msg}"
+            );
+        }
+        rules_of(Preset::Official, 4, &[(name, "true")]);
+    }
+    // The listing leaves them out, so it round-trips.
+    let r = rules_of(Preset::Samba, 4, &[("rasche_j", "true")]);
+    assert!(
+        !r.option_values()
+            .iter()
+            .any(|(n, _)| *n == "pile_onto_canasta")
+    );
+}
+
+// Section 11 (Rasche g): taking the pile with a wild card when no meld may hold one is refused.
+#[test]
+fn option_conflict_rasche_g_without_wild_cards_in_melds() {
+    let msg = conflict(
+        Preset::Official,
+        4,
+        &[("rasche_g", "true"), ("max_wilds", "0")],
+    );
+    assert!(
+        msg.contains("initial_take_without_pair") && msg.contains("max_wilds=0"),
+        "{msg}"
+    );
+    rules_of(Preset::Official, 4, &[("max_wilds", "0")]);
 }
 
 // Section 11: samba_bonus without sequences is refused naming both options.
@@ -1298,7 +1399,11 @@ fn refused_when_set(name: &str, r: &Rules) -> bool {
         "five_players" => r.players != 5,
         "six_players" => r.players != 6,
         "samba_bonus" => !r.sequences,
-        "wild_canasta_bonus" | "joker_canasta_bonus" | "deuce_canasta_bonus" => !r.wild_canastas,
+        "wild_canasta_bonus" | "deuce_canasta_bonus" => !r.wild_canastas,
+        // A canasta of jokers needs seven of them.
+        "joker_canasta_bonus" => !r.wild_canastas || r.jokers < 7,
+        // Nothing is added to a closed canasta (Rasche j).
+        "wilds_on_canasta" | "pile_onto_canasta" | "pair_if_top_fits_canasta" => r.closed_canastas,
         _ => false,
     }
 }
@@ -1370,5 +1475,24 @@ fn option_values_round_trip_in_full() {
             again.options.set(name, &value).unwrap();
         }
         assert_eq!(Rules::new(&again), Ok(rules), "{spec:?}");
+    }
+}
+
+// Section 11: docs/rules.md, the players' description of the presets and options, names every
+// option (in its table of options) and every Rasche letter.
+#[test]
+fn every_option_is_documented_for_players() {
+    let doc = include_str!("../../docs/rules.md");
+    for (name, _) in OPTION_DOCS {
+        assert!(
+            doc.contains(&format!("| `{name}` |")),
+            "docs/rules.md has no row for option {name}"
+        );
+    }
+    for letter in "abcdefghij".chars() {
+        assert!(
+            doc.contains(&format!("| {letter} |")),
+            "docs/rules.md does not describe Rasche {letter}"
+        );
     }
 }

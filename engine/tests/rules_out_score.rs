@@ -1052,3 +1052,95 @@ fn r_score_2_target_score_option() {
     assert_eq!(g.phase(), Phase::Over);
     assert_eq!(g.winner(), Some(Side(0)));
 }
+
+// ---------------------------------------------------------------------------------------------
+// R-OUT-1: "can I go out now?" is answered exactly, whatever the size of the hand.
+
+/// Seat 2 lays a natural canasta of kings for side 0; seat 0 then draws 5D, lays 5S 5H 5D and
+/// holds QS QH QD JS JH JD 9S 9H 9D: nine cards, three melds to go out with.
+fn nine_cards_to_go_out() -> Game {
+    let mut g = arranged(
+        4,
+        &[],
+        &[
+            "QS QH QD JS JH JD 9S 9H 9D 5S 5H",
+            "",
+            "KS KS KH KH KD KD KC",
+            "",
+        ],
+        "7D",
+        "8C 4S 6S 4D 5D",
+    );
+    pass(&mut g, &[0, 1]);
+    act(&mut g, 2, Action::DrawStock);
+    act(&mut g, 2, meld(&[new_meld("KS KS KH KH KD KD KC")]));
+    act(&mut g, 2, discard("6S"));
+    pass(&mut g, &[3]);
+    act(&mut g, 0, Action::DrawStock);
+    act(&mut g, 0, meld(&[new_meld("5S 5H 5D")]));
+    assert_eq!(*g.hand(Seat(0)), cards("QS QH QD JS JH JD 9S 9H 9D"));
+    assert!(g.melds(Side(0))[0].is_canasta());
+    g
+}
+
+// Regression: with nine cards in hand (more than the canonical list shows going outs for),
+// `check` accepted going out while the prompt said it was impossible. The summary and
+// `first_go_out` now say yes, and the going out they offer is legal and ends the deal.
+#[test]
+fn r_out_1_can_go_out_with_a_big_hand() {
+    let mut g = nine_cards_to_go_out();
+    let out = go_out(
+        &[
+            new_meld("QS QH QD"),
+            new_meld("JS JH JD"),
+            new_meld("9S 9H 9D"),
+        ],
+        None,
+    );
+    assert_eq!(g.check(Seat(0), &out), Ok(()));
+    let legal = g.legal().unwrap();
+    assert!(legal.summary().can_go_out, "the prompt must say yes");
+    assert!(legal.can_go_out());
+    let offered = legal.first_go_out().expect("a going out");
+    assert_eq!(g.check(Seat(0), &offered), Ok(()));
+    // The seat's own view answers the same.
+    let view = g.view(Viewer::Seat(Seat(0)));
+    assert!(view.legal().unwrap().summary().can_go_out);
+    let events = act(&mut g, 0, offered);
+    assert!(events.iter().any(|e| matches!(e, Event::WentOut { .. })));
+}
+
+// R-OUT-1: the same big hand without the side's canasta cannot go out, and the prompt says so.
+#[test]
+fn r_out_1_big_hand_without_canasta_cannot_go_out() {
+    let mut g = arranged(
+        4,
+        &[],
+        &["QS QH QD JS JH JD 9S 9H 9D 5S 5H", "", "AS AH AD", ""],
+        "7D",
+        "8C 4S 6S 4D 5D",
+    );
+    pass(&mut g, &[0, 1]);
+    act(&mut g, 2, Action::DrawStock);
+    act(&mut g, 2, meld(&[new_meld("AS AH AD")]));
+    act(&mut g, 2, discard("6S"));
+    pass(&mut g, &[3]);
+    act(&mut g, 0, Action::DrawStock);
+    act(&mut g, 0, meld(&[new_meld("5S 5H 5D")]));
+    let legal = g.legal().unwrap();
+    assert!(!legal.summary().can_go_out);
+    assert_eq!(legal.first_go_out(), None);
+    refuse(
+        &mut g,
+        0,
+        go_out(
+            &[
+                new_meld("QS QH QD"),
+                new_meld("JS JH JD"),
+                new_meld("9S 9H 9D"),
+            ],
+            None,
+        ),
+        "NOT_ENOUGH_CANASTAS",
+    );
+}

@@ -1364,3 +1364,99 @@ fn r_samba_enumerator_lists_initial_sequence() {
     act(&mut g, 0, meld(&[new_meld("4S 5S 6S 7S 8S 9S 10S")]));
     assert_eq!(g.melds(Side(0))[0].canasta(), Some(CanastaKind::Samba));
 }
+
+// R-SAMBA-5 (seed 003): "ebenso wenig, wenn die oberste Karte an einen Canasta angelegt werden
+// kann (ausgenommen mit einem Paar gleichrangiger natürlicher Karten, die aus der Hand
+// ausgelegt werden)": while the top card could be added to one of the side's canastas, only a
+// natural pair from the hand takes the pile, even where the top card could join a smaller meld.
+
+/// Seat 0 opens with a mixed canasta of kings (meld 0), a second group of three kings (meld 1)
+/// and the sequence 10H JH QH (meld 2), and discards 4C; seat 1 discards KH. Seat 2 (side 0)
+/// is to draw, holding KS KD and fillers; the pile is 7D 4C KH, not frozen.
+fn kings_canasta_and_group(options: &[(&str, &str)]) -> Game {
+    let mut g = arranged_with(
+        samba_spec(options),
+        &[
+            "KS KS KH KH KD 2C 2D KD KC KC 10H JH QH 4C 9D",
+            "KH",
+            "KS KD",
+            "",
+        ],
+        "7D",
+        "5C 5D 6C 6D",
+        vec![],
+    );
+    act(&mut g, 0, Action::DrawStock);
+    act(
+        &mut g,
+        0,
+        meld(&[
+            new_meld("KS KS KH KH KD 2C 2D"),
+            new_meld("KD KC KC"),
+            new_meld("10H JH QH"),
+        ]),
+    );
+    act(&mut g, 0, discard("4C"));
+    act(&mut g, 1, Action::DrawStock);
+    act(&mut g, 1, discard("KH"));
+    assert_eq!(g.to_act(), Some(Seat(2)));
+    assert!(!g.pile_frozen());
+    let melds = g.melds(Side(0));
+    assert!(melds[0].is_canasta() && !melds[1].is_canasta());
+    g
+}
+
+// R-SAMBA-5: the top king fits the canasta of kings, so it may not go onto the group of three
+// kings, nor extend the sequence to the king: refused, and nothing changes.
+#[test]
+fn r_samba_5_top_card_fitting_a_canasta_needs_a_pair() {
+    let mut g = kings_canasta_and_group(&[]);
+    assert!(g.rules().pair_if_top_fits_canasta);
+    let msg = refuse(&mut g, 2, take_add(1, ""), "PILE_TAKE_FORBIDDEN");
+    assert!(
+        msg.contains("canastas") && msg.contains("natural pair"),
+        "{msg}"
+    );
+    refuse(&mut g, 2, take_add(2, ""), "PILE_TAKE_FORBIDDEN");
+    // The listing offers only takes with the natural pair.
+    let takes: Vec<Action> = legal(&g)
+        .into_iter()
+        .filter(|a| matches!(a, Action::TakePile { .. }))
+        .collect();
+    assert!(!takes.is_empty());
+    for t in &takes {
+        let Action::TakePile { top, .. } = t else {
+            unreachable!()
+        };
+        assert_eq!(top.cards.rank_count(Rank::King), 2, "{t}");
+    }
+    let summary = g.legal().unwrap().summary();
+    assert!(
+        summary.pile_takes.iter().all(|o| o.naturals >= 2),
+        "{summary:?}"
+    );
+}
+
+// R-SAMBA-5: the natural pair from the hand takes that pile, as a new group of kings or onto the
+// group of three kings.
+#[test]
+fn r_samba_5_top_card_fitting_a_canasta_taken_with_a_pair() {
+    let mut g = kings_canasta_and_group(&[]);
+    act(&mut g, 2, take_new("KS KD", &[]));
+    let melds = g.melds(Side(0));
+    assert_eq!(melds[3].cards, cards("KS KD KH"));
+    assert!(g.pile().is_empty());
+
+    let mut g = kings_canasta_and_group(&[]);
+    act(&mut g, 2, take_add(1, "KS KD"));
+    assert_eq!(g.melds(Side(0))[1].cards, cards("KD KC KC KS KD KH"));
+}
+
+// R-SAMBA-5: with the option off (the reading of RULES.md alone), the top king may go onto the
+// group of three kings.
+#[test]
+fn r_samba_5_top_card_onto_small_group_with_option_off() {
+    let mut g = kings_canasta_and_group(&[("pair_if_top_fits_canasta", "false")]);
+    act(&mut g, 2, take_add(1, ""));
+    assert_eq!(g.melds(Side(0))[1].cards, cards("KD KC KC KH"));
+}

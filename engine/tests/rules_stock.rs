@@ -21,7 +21,14 @@ const STOCK: &str = "4C 4D 4H 4S 5C 5D 5H 5S 6C 6D 6H 6S 7C 7D 7H 7S 8C 8D 8H 8S
 /// Plays the short-stock deal until one card is left in the stock and seat 0 is to draw it.
 /// Seat 1 melds kings and aces on his first turn and discards `seat1_last` on his last.
 fn play_to_last_card(seat1_last: &str) -> Game {
-    let mut g = arranged(2, &[("hand_size", "43")], &[SEAT0, SEAT1], "9C", STOCK);
+    play_to_last_card_with(&[], seat1_last)
+}
+
+/// [`play_to_last_card`] with option overrides.
+fn play_to_last_card_with(options: &[(&str, &str)], seat1_last: &str) -> Game {
+    let mut opts = vec![("hand_size", "43")];
+    opts.extend_from_slice(options);
+    let mut g = arranged(2, &opts, &[SEAT0, SEAT1], "9C", STOCK);
     assert_eq!(g.red_threes(Seat(0)).len(), 4);
     assert_eq!(g.stock().len(), 17);
     draw_discard(&mut g, 0, "5C");
@@ -46,7 +53,12 @@ fn play_to_last_card(seat1_last: &str) -> Game {
 /// The short-stock deal played until the stock is empty and seat 1 is to act, with
 /// `seat0_last` on top of the pile.
 fn exhausted(seat1_last: &str, seat0_last: &str) -> Game {
-    let mut g = play_to_last_card(seat1_last);
+    exhausted_with(&[], seat1_last, seat0_last)
+}
+
+/// [`exhausted`] with option overrides.
+fn exhausted_with(options: &[(&str, &str)], seat1_last: &str, seat0_last: &str) -> Game {
+    let mut g = play_to_last_card_with(options, seat1_last);
     draw_discard(&mut g, 0, seat0_last);
     assert!(g.stock().is_empty());
     assert_eq!(g.pile().last(), Some(&card(seat0_last)));
@@ -145,6 +157,50 @@ fn r_stock_1_may_take_with_pair_or_decline() {
     assert_eq!(melds[2].cards, cards("QS QS QD"));
     assert_eq!(g.hand(Seat(1)).len(), hand - 2 + pile - 1);
     assert_eq!(g.deal_number(), 0);
+}
+
+// R-STOCK-1, option `forcing_frozen` (seed 000: "Das gilt auch für einen eingefrorenen
+// Haufen"; seed 002): the pile must be taken whenever it may be taken, frozen or not. Seat 1
+// froze the pile with a 2♣; seat 0 covered it with a Q♦, and seat 1 holds a natural pair of
+// queens: he cannot decline, and takes the pile with the pair.
+#[test]
+fn r_stock_1_forcing_frozen_pair_cannot_decline() {
+    let mut g = exhausted_with(&[("forcing_frozen", "true")], "2C", "QD");
+    assert!(g.pile_frozen() && g.rules().forcing_frozen);
+    let msg = refuse(&mut g, 1, Action::DeclinePile, "MUST_TAKE_PILE");
+    assert!(msg.contains("Q♦") && msg.contains("must take"), "{msg}");
+    let choices = legal(&g);
+    assert!(!choices.contains(&Action::DeclinePile), "{choices:?}");
+    // Seat 1 holds four queens (fillers among them): the listing takes the lowest suits.
+    assert!(choices.contains(&take_new("QC QH", &[])), "{choices:?}");
+    assert!(g.legal().unwrap().summary().must_take_pile);
+    act(&mut g, 1, take_new("QS QS", &[]));
+    assert_eq!(g.melds(Side(1))[2].cards, cards("QS QS QD"));
+
+    // The official default: the same frozen pile may be declined.
+    let mut g = exhausted("2C", "QD");
+    assert!(!g.rules().forcing_frozen);
+    assert!(legal(&g).contains(&Action::DeclinePile));
+    assert!(!g.legal().unwrap().summary().must_take_pile);
+    act(&mut g, 1, Action::DeclinePile);
+    assert_eq!(g.deal_number(), 1);
+}
+
+// R-STOCK-1 with `forcing_frozen`: a frozen pile the player cannot take (no natural pair of the
+// top card's rank in hand) may still be declined.
+#[test]
+fn r_stock_1_forcing_frozen_without_a_take_may_decline() {
+    let mut g = exhausted_with(&[("forcing_frozen", "true")], "2C", "KD");
+    assert!(g.pile_frozen());
+    refuse(&mut g, 1, take_add(0, ""), "PILE_FROZEN");
+    assert!(
+        !legal(&g)
+            .iter()
+            .any(|a| matches!(a, Action::TakePile { .. }))
+    );
+    assert!(!g.legal().unwrap().summary().must_take_pile);
+    let ev = act(&mut g, 1, Action::DeclinePile);
+    assert_eq!(ev[0], Event::PileDeclined { seat: Seat(1) });
 }
 
 // ----- R-STOCK-2 -----

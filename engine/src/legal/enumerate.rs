@@ -206,10 +206,17 @@ impl<'a> Ctx<'a> {
                 let first_take = out.len();
                 self.push_takes(out);
                 if self.stock_len == 0 {
-                    let forced = out[first_take..].iter().any(|a| {
-                        matches!(a, Action::TakePile { top, .. }
-                            if top.target != MeldTarget::New && top.cards.is_empty())
-                    });
+                    // R-STOCK-1, as `check_decline` decides it: forced if the top card goes
+                    // onto a meld as it is, or (forcing_frozen) if any take is legal.
+                    let takes = &out[first_take..];
+                    let forced = if self.rules.forcing_frozen {
+                        !takes.is_empty()
+                    } else {
+                        takes.iter().any(|a| {
+                            matches!(a, Action::TakePile { top, .. }
+                                if top.target != MeldTarget::New && top.cards.is_empty())
+                        })
+                    };
                     if !forced {
                         out.push(Action::DeclinePile);
                     }
@@ -251,7 +258,7 @@ impl<'a> Ctx<'a> {
         ]
     }
 
-    fn push_takes(&self, out: &mut Vec<Action>) {
+    pub(super) fn push_takes(&self, out: &mut Vec<Action>) {
         let Some(&top) = self.pile.last() else {
             return;
         };
@@ -291,7 +298,8 @@ impl<'a> Ctx<'a> {
         let hand = self.hand;
         let rank = top.rank();
         let naturals = hand.rank_count(rank);
-        let frozen = self.frozen_for_me();
+        // Where only a natural pair may take the pile, the takes without one are skipped.
+        let frozen = self.frozen_for_me() || self.top_needs_pair(top);
         let suits = self.rules.sequences;
         let take = |target, cards: CardCounts| Action::TakePile {
             top: TopMeld { target, cards },
@@ -815,7 +823,7 @@ impl<'a> Ctx<'a> {
         possible >= self.rules.canastas_to_go_out as usize
     }
 
-    fn discards(&self) -> impl Iterator<Item = Option<Card>> + '_ {
+    pub(super) fn discards(&self) -> impl Iterator<Item = Option<Card>> + '_ {
         let none = (!self.rules.go_out_requires_discard).then_some(None);
         none.into_iter()
             .chain(self.hand.iter_kinds().map(|(c, _)| Some(c)))

@@ -1,6 +1,8 @@
 //! Helpers for rule tests on prearranged deals.
 #![allow(dead_code)]
 
+pub mod layouts;
+
 use canasta_engine::event::DealStart;
 use canasta_engine::{
     Action, Arrangement, Card, CardCounts, DealScore, Event, Game, MeldBatch, MeldSpec, MeldTarget,
