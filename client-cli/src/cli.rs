@@ -1,8 +1,15 @@
-//! The command line: subcommands and their flags.
+//! The command line: subcommands and their flags, read in two stages (as ripgrep does): clap
+//! checks each value on its own (bot names, presets, options, ranges, durations), then
+//! [`check`] the combinations (a preset's player counts, options that conflict, one bot per
+//! side). Both stages report bad usage, which exits with code 2 before anything starts.
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use canasta_engine::bot::BOT_NAMES;
+use canasta_engine::table::Table;
+use canasta_engine::{Preset, RuleSpec, Rules};
+use clap::builder::PossibleValuesParser;
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Play Canasta in a terminal, attach bots to a server, run headless matches between bots.
 #[derive(Debug, Parser)]
@@ -26,32 +33,35 @@ pub enum Command {
     Export(ExportArgs),
     /// Show a game record (from `export`) deal by deal, replayed by the engine.
     Replay(ReplayArgs),
-    /// Start a server in this process and watch four bots play.
+    /// Start a server in this process and watch bots play a game (four, unless --players).
     Demo(DemoArgs),
     /// Load a server on this machine with concurrent games of bots and report throughput,
     /// latency, errors and memory; or measure the memory of idle games.
     Loadtest(LoadtestArgs),
 }
 
+/// The default server address of every subcommand that talks to a server.
+pub const DEFAULT_SERVER: &str = "127.0.0.1:50051";
+
 /// Where the server is.
 #[derive(Debug, Clone, Args)]
 pub struct ServerArgs {
-    /// The server's address.
-    #[arg(long, env = "CANASTA_SERVER", default_value = "127.0.0.1:50051")]
+    /// The server's address: HOST:PORT, or https://HOST:PORT for TLS.
+    #[arg(long, env = "CANASTA_SERVER", default_value = DEFAULT_SERVER)]
     pub server: String,
 }
 
 /// A rule set on the command line.
 #[derive(Debug, Clone, Args)]
 pub struct RuleArgs {
-    /// The preset: official, wiener, samba, swiss.
-    #[arg(long, default_value = "official")]
+    /// The preset.
+    #[arg(long, default_value = "official", ignore_case = true, value_parser = presets())]
     pub preset: String,
-    /// Number of players.
-    #[arg(long, default_value_t = 4)]
+    /// Number of players (2 to 6; samba 2 to 4, swiss 2 to 5).
+    #[arg(long, default_value_t = 4, value_parser = players)]
     pub players: u8,
     /// An option override, NAME=VALUE (repeatable); see docs/rules.md.
-    #[arg(long = "option", value_name = "NAME=VALUE")]
+    #[arg(long = "option", value_name = "NAME=VALUE", value_parser = rule_option)]
     pub options: Vec<String>,
 }
 
@@ -80,14 +90,14 @@ pub struct PlayArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// The built-in bot that takes the other seats of a new game.
-    #[arg(long, default_value = "greedy")]
+    #[arg(long, default_value = "greedy", value_parser = bots())]
     pub bot: String,
     /// Stop after this many deals (0: play the match to its end).
     #[arg(long, default_value_t = 0)]
     pub deals: u32,
-    /// Colours and suit symbols: auto, always, never.
-    #[arg(long, default_value = "auto")]
-    pub color: String,
+    /// Colours and suit symbols (auto: on a terminal).
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
 }
 
 /// `canasta bot`.
@@ -96,8 +106,8 @@ pub struct BotArgs {
     /// The server.
     #[command(flatten)]
     pub server: ServerArgs,
-    /// The bot: greedy, random, safe.
-    #[arg(long, default_value = "greedy")]
+    /// The bot.
+    #[arg(long, default_value = "greedy", value_parser = bots())]
     pub bot: String,
     /// The game to play.
     #[arg(long)]
@@ -117,42 +127,53 @@ pub struct BotArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+    /// How long to keep trying to reach the server again after the connection drops (the bot
+    /// then resumes from the last event it saw), in seconds.
+    #[arg(long, default_value_t = 60, value_parser = positive::<u64>)]
+    pub reconnect_secs: u64,
 }
 
 /// `canasta match`.
 #[derive(Debug, Args)]
 pub struct MatchArgs {
-    /// Bots by side, comma separated (one name: every side); e.g. greedy,random.
-    #[arg(long, default_value = "greedy,random")]
+    /// Bots by side, comma separated (one name: every side); e.g. greedy,random. The bots:
+    /// greedy, random, safe.
+    #[arg(long, default_value = "greedy,random", value_parser = bot_list)]
     pub bots: String,
     /// Bots by seat instead, comma separated, one per seat.
-    #[arg(long, conflicts_with = "bots")]
+    #[arg(long, conflicts_with = "bots", value_parser = bot_list)]
     pub seat_bots: Option<String>,
     /// The rules.
     #[command(flatten)]
     pub rules: RuleArgs,
-    /// Number of matches (deals of cards; in duplicate mode each is played twice).
-    #[arg(long, default_value_t = 100)]
+    /// Number of matches, each with its own seed (in duplicate mode each seed is played once
+    /// per side).
+    #[arg(long, default_value_t = 100, value_parser = positive::<u64>)]
     pub matches: u64,
     /// The first seed; match i uses seed + i.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Duplicate: play each seed twice, the bots' sides swapped, to cancel the luck of the cards.
+    /// Duplicate: play each seed once per side, the bots moved round the sides each time (twice
+    /// with two sides, three times with three), to cancel the luck of the cards.
     #[arg(long)]
     pub duplicate: bool,
     /// Threads for in-process matches (default: every core).
-    #[arg(long)]
+    #[arg(long, value_parser = positive::<usize>)]
     pub threads: Option<usize>,
-    /// Play against this server, each seat a separate client, instead of in-process.
+    /// Play against the server at this address (e.g. 127.0.0.1:50051), each seat a separate
+    /// client. Without it the matches run in this process, with no server (unlike the other
+    /// subcommands, `match` has no default server).
     #[arg(long)]
     pub server: Option<String>,
     /// Matches in flight at once against a server.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = positive::<usize>)]
     pub parallel: usize,
     /// Stop a match after this many deals (it then counts as unfinished).
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = positive::<u32>)]
     pub max_deals: u32,
-    /// Write one JSON line per match to this file ("-" for standard output).
+    /// Write one JSON line per match to this file ("-" for standard output: then standard
+    /// output holds JSON lines only, and the summary follows them as one more line with
+    /// --json, or goes to standard error as text without it).
     #[arg(long, value_name = "FILE")]
     pub jsonl: Option<PathBuf>,
     /// Print the summary as JSON.
@@ -196,7 +217,7 @@ pub struct DemoArgs {
     #[arg(long, default_value_t = 7)]
     pub seed: u64,
     /// The bot in every seat.
-    #[arg(long, default_value = "greedy")]
+    #[arg(long, default_value = "greedy", value_parser = bots())]
     pub bot: String,
     /// Pause between events, in milliseconds.
     #[arg(long, default_value_t = 150)]
@@ -204,9 +225,9 @@ pub struct DemoArgs {
     /// Stop after this many deals (0: the whole match).
     #[arg(long, default_value_t = 1)]
     pub deals: u32,
-    /// Colours and suit symbols: auto, always, never.
-    #[arg(long, default_value = "auto")]
-    pub color: String,
+    /// Colours and suit symbols (auto: on a terminal).
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
 }
 
 /// `canasta loadtest`.
@@ -225,7 +246,7 @@ pub struct LoadtestArgs {
     #[arg(long, default_value_t = 64)]
     pub games: usize,
     /// How long to play: e.g. 10s, 500ms, 2m.
-    #[arg(long, default_value = "10s")]
+    #[arg(long, default_value = "10s", value_parser = duration)]
     pub duration: String,
     /// HTTP/2 connections the seats share (each seat keeps its own watch stream and calls);
     /// 0 gives every seat a connection of its own.
@@ -234,8 +255,8 @@ pub struct LoadtestArgs {
     /// Stop creating games after this many in all.
     #[arg(long)]
     pub max_games_total: Option<u64>,
-    /// The bot in every seat: greedy, random, safe.
-    #[arg(long, default_value = "greedy")]
+    /// The bot in every seat.
+    #[arg(long, default_value = "greedy", value_parser = bots())]
     pub bots: String,
     /// The rules.
     #[command(flatten)]
@@ -250,4 +271,163 @@ pub struct LoadtestArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    /// Colours and suit symbols when standard output is a terminal.
+    Auto,
+    /// Always.
+    Always,
+    /// Never: plain ASCII cards (KS, 10H, Jk).
+    Never,
+}
+
+/// The built-in bots, as possible values.
+fn bots() -> PossibleValuesParser {
+    PossibleValuesParser::new(BOT_NAMES.iter().copied())
+}
+
+/// The presets, as possible values.
+fn presets() -> PossibleValuesParser {
+    PossibleValuesParser::new(Preset::ALL.map(Preset::name))
+}
+
+/// A whole number of one or more.
+fn positive<T: std::str::FromStr + PartialOrd + From<u8>>(text: &str) -> Result<T, String> {
+    match text.trim().parse::<T>() {
+        Ok(n) if n >= T::from(1) => Ok(n),
+        _ => Err(format!("{text:?} is not a whole number of 1 or more")),
+    }
+}
+
+/// A player count.
+fn players(text: &str) -> Result<u8, String> {
+    match text.trim().parse::<u8>() {
+        Ok(n) if (2..=6).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "{text:?} is not a player count: Canasta is played by 2 to 6 players"
+        )),
+    }
+}
+
+/// A comma-separated list of built-in bots.
+fn bot_list(text: &str) -> Result<String, String> {
+    for name in text.split(',').map(str::trim) {
+        if !BOT_NAMES.contains(&name) {
+            return Err(format!(
+                "there is no bot {name:?}: name bots from {}, separated by commas",
+                BOT_NAMES.join(", ")
+            ));
+        }
+    }
+    Ok(text.to_string())
+}
+
+/// A rule option override, NAME=VALUE, whose name exists and whose value reads.
+fn rule_option(text: &str) -> Result<String, String> {
+    let (name, value) = text.split_once('=').ok_or_else(|| {
+        format!("{text:?} is not NAME=VALUE: write e.g. target_score=7500 (see docs/rules.md)")
+    })?;
+    RuleSpec::new(Preset::Official, 4)
+        .with(name, value)
+        .map_err(|e| e.to_string())?;
+    Ok(text.to_string())
+}
+
+/// A duration as `loadtest` reads it.
+fn duration(text: &str) -> Result<String, String> {
+    crate::loadtest::parse_duration(text).map(|_| text.to_string())
+}
+
+impl RuleArgs {
+    /// The rule spec, checked whole: the preset's player counts and the options together.
+    pub fn spec(&self) -> Result<RuleSpec, String> {
+        let preset: Preset = self.preset.parse().map_err(|e| format!("{e}"))?;
+        let mut spec = RuleSpec::new(preset, self.players);
+        for o in &self.options {
+            let (k, v) = o
+                .split_once('=')
+                .ok_or_else(|| format!("--option {o:?} is not NAME=VALUE"))?;
+            spec.options.set(k, v).map_err(|e| e.to_string())?;
+        }
+        Rules::new(&spec).map_err(|e| e.to_string())?;
+        Ok(spec)
+    }
+}
+
+/// The second stage: what clap cannot check value by value. `Err` is bad usage, with what
+/// to do instead; the subcommand's name comes with it.
+pub fn check(cli: &Cli) -> Result<(), (&'static str, String)> {
+    let rules_of = |rules: &RuleArgs| {
+        rules
+            .spec()
+            .and_then(|s| Rules::new(&s).map_err(|e| e.to_string()))
+    };
+    match &cli.command {
+        Command::Play(a) => {
+            // Joining a game takes its rules: only a new game's rules matter.
+            if a.game.is_none() {
+                rules_of(&a.rules).map_err(|e| ("play", e))?;
+            }
+        }
+        Command::Match(a) => {
+            let rules = rules_of(&a.rules).map_err(|e| ("match", e))?;
+            seat_bots(&rules, &a.bots, a.seat_bots.as_deref()).map_err(|e| ("match", e))?;
+        }
+        Command::Demo(a) => {
+            rules_of(&a.rules).map_err(|e| ("demo", e))?;
+        }
+        Command::Loadtest(a) => {
+            rules_of(&a.rules).map_err(|e| ("loadtest", e))?;
+        }
+        Command::Bot(_) | Command::Export(_) | Command::Replay(_) => {}
+    }
+    Ok(())
+}
+
+/// The bot of each seat from `--bots` (by side: one name per side, or one for all) or
+/// `--seat-bots` (one per seat).
+pub fn seat_bots(rules: &Rules, bots: &str, by_seat: Option<&str>) -> Result<Vec<String>, String> {
+    let table = Table::new(rules);
+    let split = |s: &str| {
+        s.split(',')
+            .map(|b| b.trim().to_string())
+            .collect::<Vec<_>>()
+    };
+    let seats: Vec<String> = match by_seat {
+        Some(list) => {
+            let names = split(list);
+            if names.len() != table.players() as usize {
+                return Err(format!(
+                    "--seat-bots names {} bots, but the game has {} seats: name one per seat",
+                    names.len(),
+                    table.players()
+                ));
+            }
+            names
+        }
+        None => {
+            let names = split(bots);
+            if names.len() != 1 && names.len() != table.sides() as usize {
+                return Err(format!(
+                    "--bots names {} bots, but the game has {} sides: name one per side, or one for all",
+                    names.len(),
+                    table.sides()
+                ));
+            }
+            table
+                .seats()
+                .map(|s| {
+                    let side = table.side_of(s).index();
+                    names[if names.len() == 1 { 0 } else { side }].clone()
+                })
+                .collect()
+        }
+    };
+    for name in &seats {
+        bot_list(name)?;
+    }
+    Ok(seats)
 }

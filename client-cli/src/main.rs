@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use canasta_engine::Rules;
 use canasta_engine::bot;
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 use crate::cli::{BotArgs, Cli, Command, ExportArgs, MatchArgs, ReplayArgs};
 use crate::record::Record;
@@ -30,7 +30,19 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     quiet_broken_pipe();
+    // Bad usage exits with code 2, from clap (each value) or from the second stage (values
+    // that must agree), before anything starts.
     let cli = Cli::parse();
+    if let Err((subcommand, why)) = cli::check(&cli) {
+        let mut command = Cli::command();
+        command.build();
+        let command = command
+            .find_subcommand_mut(subcommand)
+            .expect("check names a subcommand");
+        command
+            .error(clap::error::ErrorKind::ValueValidation, why)
+            .exit();
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,
         Err(e) => {
@@ -95,6 +107,7 @@ async fn bot_command(args: BotArgs) -> Result<(), String> {
         }
     }
     .map_err(|e| e.to_string())?;
+    seat.reconnect = std::time::Duration::from_secs(args.reconnect_secs);
     if !args.json {
         eprintln!(
             "{} plays seat {} of game {}",
@@ -128,22 +141,24 @@ fn match_command(args: MatchArgs, runtime: &tokio::runtime::Runtime) -> Result<(
     let spec = play::spec(&args.rules)?;
     let rules = Rules::new(&spec).map_err(|e| e.to_string())?;
     let plan = matches::Plan {
-        seat_bots: matches::seat_bots(&rules, &args.bots, args.seat_bots.as_deref())?,
+        seat_bots: cli::seat_bots(&rules, &args.bots, args.seat_bots.as_deref())?,
         spec,
         matches: args.matches,
         seed: args.seed,
         duplicate: args.duplicate,
         max_deals: args.max_deals,
     };
+    // JSON lines on standard output stay JSON lines: the summary follows them as one compact
+    // line (--json), or goes to standard error as text.
+    let lines_to_stdout = args.jsonl.as_ref().is_some_and(|p| p.as_os_str() == "-");
     let mut lines = match &args.jsonl {
         None => matches::Lines::None,
-        Some(p) if p.as_os_str() == "-" => matches::Lines::To(Box::new(std::io::stdout())),
+        Some(_) if lines_to_stdout => matches::Lines::To(Box::new(std::io::stdout())),
         Some(p) => matches::Lines::To(Box::new(
             std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?,
         )),
     };
-    let jobs = args.matches * if args.duplicate { 2 } else { 1 };
-    let bar = matches::progress(jobs, args.quiet || args.json);
+    let bar = matches::progress(plan.jobs(&rules), args.quiet || args.json);
     let mut outcomes = Vec::new();
     let mut write_error = None;
     let mut sink = |o: matches::Outcome| {
@@ -177,13 +192,17 @@ fn match_command(args: MatchArgs, runtime: &tokio::runtime::Runtime) -> Result<(
         return Err(format!("cannot write the JSON lines: {e}"));
     }
     let summary = matches::summarize(&outcomes, seconds);
-    if args.json {
-        println!(
+    match (args.json, lines_to_stdout) {
+        (true, true) => println!(
+            "{}",
+            serde_json::to_string(&summary).map_err(|e| e.to_string())?
+        ),
+        (true, false) => println!(
             "{}",
             serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?
-        );
-    } else {
-        print!("{}", matches::summary_text(&summary));
+        ),
+        (false, true) => eprint!("{}", matches::summary_text(&summary)),
+        (false, false) => print!("{}", matches::summary_text(&summary)),
     }
     Ok(())
 }

@@ -27,7 +27,7 @@ pub struct Plan {
     pub matches: u64,
     /// The first seed.
     pub seed: u64,
-    /// Play each seed a second time with the bots moved one seat on (sides swapped).
+    /// Play each seed once per side, the bots moved round the sides each time.
     pub duplicate: bool,
     /// A match stops unfinished after this many deals.
     pub max_deals: u32,
@@ -40,13 +40,17 @@ pub struct Outcome {
     pub index: u64,
     /// Its seed.
     pub seed: u64,
-    /// True for the second, swapped game of a duplicate pair.
+    /// How far the bots were moved round the sides (0: as named; in duplicate mode 0 to the
+    /// number of sides - 1, each seed once with each).
+    pub rotation: u32,
+    /// True for the games of a duplicate set with the bots moved (rotation above 0).
     pub swapped: bool,
-    /// The bot of each side.
+    /// The bots of each side (with the side's number in self-play, where every side has the
+    /// same bots).
     pub side_bots: Vec<String>,
     /// The winning side, if the match finished.
     pub winner_side: Option<u8>,
-    /// The winning bot.
+    /// The winning side's bots.
     pub winner: Option<String>,
     /// Final scores by side.
     pub totals: Vec<i32>,
@@ -61,29 +65,50 @@ pub struct Outcome {
 }
 
 impl Plan {
-    fn jobs(&self) -> u64 {
-        self.matches * if self.duplicate { 2 } else { 1 }
-    }
-
-    /// The match of job `j`: its index, seed, and whether the bots are swapped.
-    fn job(&self, j: u64) -> (u64, u64, bool) {
-        let (index, swapped) = if self.duplicate {
-            (j / 2, j % 2 == 1)
+    /// The orientations of each seed: one, or in duplicate mode one per side.
+    fn orientations(&self, rules: &Rules) -> u64 {
+        if self.duplicate {
+            Table::new(rules).sides() as u64
         } else {
-            (j, false)
-        };
-        (index, self.seed + index, swapped)
+            1
+        }
     }
 
-    fn bots_for(&self, swapped: bool) -> Vec<String> {
-        let n = self.seat_bots.len();
-        (0..n)
-            .map(|s| self.seat_bots[if swapped { (s + 1) % n } else { s }].clone())
+    /// The number of games to play.
+    pub fn jobs(&self, rules: &Rules) -> u64 {
+        self.matches * self.orientations(rules)
+    }
+
+    /// The match of job `j`: its index, seed, and the rotation of the bots.
+    fn job(&self, rules: &Rules, j: u64) -> (u64, u64, u32) {
+        let n = self.orientations(rules);
+        let index = j / n;
+        (index, self.seed + index, (j % n) as u32)
+    }
+
+    /// The bot of each seat with the bots moved `rotation` sides on: side `i` gets the bots of
+    /// side `i + rotation`, member by member (a shorter side's members in turn).
+    fn bots_for(&self, rules: &Rules, rotation: u32) -> Vec<String> {
+        let table = Table::new(rules);
+        let sides = table.sides() as u32;
+        table
+            .seats()
+            .map(|seat| {
+                let side = table.side_of(seat);
+                let member = table
+                    .members(side)
+                    .position(|m| m == seat)
+                    .expect("a seat is a member of its side");
+                let from = canasta_engine::Side(((side.0 as u32 + rotation) % sides) as u8);
+                let others: Vec<Seat> = table.members(from).collect();
+                self.seat_bots[others[member % others.len()].index()].clone()
+            })
             .collect()
     }
 
-    /// The name of each side's player: its bots, and its side number when two sides play the
-    /// same bots (self-play), so that each side keeps a record of its own.
+    /// The name of each side's player: its bots. The summary keeps one record per name, so
+    /// a bot playing on several sides (and moved round them in duplicate mode) has one record;
+    /// in self-play, where every side has the same bots, the sides keep records of their own.
     fn side_bots(&self, rules: &Rules, seats: &[String]) -> Vec<String> {
         let table = Table::new(rules);
         let names: Vec<String> = (0..table.sides())
@@ -96,16 +121,14 @@ impl Plan {
                 names.join("+")
             })
             .collect();
-        let repeated = (1..names.len()).any(|i| names[..i].contains(&names[i]));
-        if !repeated {
-            return names;
+        if names.iter().all(|n| *n == names[0]) && names.len() > 1 {
+            return names
+                .into_iter()
+                .enumerate()
+                .map(|(i, n)| format!("{n} (side {i})"))
+                .collect();
         }
-        // The sides keep their numbers when the bots are swapped, so the records stay apart.
         names
-            .into_iter()
-            .enumerate()
-            .map(|(i, n)| format!("{n} (side {i})"))
-            .collect()
     }
 }
 
@@ -133,12 +156,13 @@ fn outcome(
         actions,
         turns,
     } = played;
-    let (index, seed, swapped) = plan.job(job);
+    let (index, seed, rotation) = plan.job(rules, job);
     let side_bots = plan.side_bots(rules, seats);
     Outcome {
         index,
         seed,
-        swapped,
+        rotation,
+        swapped: rotation > 0,
         winner: winner.map(|w| side_bots[w as usize].clone()),
         side_bots,
         winner_side: winner,
@@ -153,8 +177,8 @@ fn outcome(
 /// Plays one match in this thread.
 fn play_in_process(plan: &Plan, rules: &Rules, job: u64) -> Result<Outcome, String> {
     let started = Instant::now();
-    let (_, seed, swapped) = plan.job(job);
-    let seats = plan.bots_for(swapped);
+    let (_, seed, rotation) = plan.job(rules, job);
+    let seats = plan.bots_for(rules, rotation);
     let mut bots = seats
         .iter()
         .enumerate()
@@ -210,7 +234,7 @@ pub fn run_in_process(
         handles.push(std::thread::spawn(move || {
             loop {
                 let j = next.fetch_add(1, Ordering::Relaxed);
-                if j >= plan.jobs() {
+                if j >= plan.jobs(&rules) {
                     break;
                 }
                 if tx.send(play_in_process(&plan, &rules, j)).is_err() {
@@ -237,6 +261,7 @@ pub fn run_in_process(
 }
 
 /// Plays one match against a server: each seat a separate client over the public protocol.
+/// The match fails as soon as one seat fails (the other seats would wait for it forever).
 async fn play_remote(
     addr: String,
     plan: Arc<Plan>,
@@ -244,56 +269,59 @@ async fn play_remote(
     job: u64,
 ) -> Result<Outcome, String> {
     let started = Instant::now();
-    let (_, seed, swapped) = plan.job(job);
-    let seats = plan.bots_for(swapped);
-    let mut client = remote::connect(&addr).await.map_err(|e| e.to_string())?;
-    let game = client
-        .create_game(v1::CreateGameRequest {
-            rules: Some(rules_to_wire(&plan.spec)),
-            seed: Some(seed),
-            ..Default::default()
-        })
+    let (index, seed, rotation) = plan.job(&rules, job);
+    let seats = plan.bots_for(&rules, rotation);
+    let failed = |why: String| format!("match {} (seed {seed}) failed: {why}", index + 1);
+    let mut client = remote::connect(&addr)
         .await
-        .map_err(|s| remote::status_text(&s))?
+        .map_err(|e| failed(e.to_string()))?;
+    let request = v1::CreateGameRequest {
+        rules: Some(rules_to_wire(&plan.spec)),
+        seed: Some(seed),
+        ..Default::default()
+    };
+    let game = remote::limited!(client.create_game(request.clone()).await)
+        .map_err(|s| failed(remote::status_text(&s)))?
         .into_inner()
         .game
-        .ok_or("no game")?;
-    let mut tasks = Vec::new();
+        .ok_or_else(|| failed("the server answered no game".into()))?;
+    // Dropped on the first failure: the other seats' tasks are aborted with it.
+    let mut tasks = tokio::task::JoinSet::new();
     for (s, name) in seats.iter().enumerate() {
         let mut bot = bot::by_name(name, seed.wrapping_mul(31).wrapping_add(s as u64))
-            .ok_or_else(|| format!("there is no bot {name:?}"))?;
+            .ok_or_else(|| failed(format!("there is no bot {name:?}")))?;
         let (addr, game_id, name) = (addr.clone(), game.game_id.clone(), name.clone());
-        tasks.push(tokio::spawn(async move {
-            let mut client = remote::connect(&addr).await?;
-            let mut seat = SeatClient::join(
-                &mut client,
-                &addr,
-                &game_id,
-                Some(s as u32),
-                &format!("{name} {s}"),
-            )
-            .await?;
-            let mut turns = 0u64;
-            let mut deals = 0u32;
-            let result =
-                remote::play_seat(&mut client, &mut seat, bot.as_mut(), |e| match e.kind {
-                    Some(v1::game_event::Kind::TurnStarted(_)) => turns += 1,
-                    Some(v1::game_event::Kind::DealEnded(_)) => deals += 1,
-                    _ => {}
-                })
+        tasks.spawn(async move {
+            let played = async {
+                let mut client = remote::connect(&addr).await?;
+                let mut seat = SeatClient::join(
+                    &mut client,
+                    &addr,
+                    &game_id,
+                    Some(s as u32),
+                    &format!("{name} {s}"),
+                )
                 .await?;
-            Ok::<_, remote::RemoteError>((result, turns, deals))
-        }));
+                let mut turns = 0u64;
+                let mut deals = 0u32;
+                let result =
+                    remote::play_seat(&mut client, &mut seat, bot.as_mut(), |e| match e.kind {
+                        Some(v1::game_event::Kind::TurnStarted(_)) => turns += 1,
+                        Some(v1::game_event::Kind::DealEnded(_)) => deals += 1,
+                        _ => {}
+                    })
+                    .await?;
+                Ok::<_, remote::RemoteError>((result, turns, deals))
+            };
+            played
+                .await
+                .map_err(|e| format!("seat {s} ({name}) of game {game_id}: {e}"))
+        });
     }
-    let mut first = None;
-    for t in tasks {
-        let r = t
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
-        first.get_or_insert(r);
-    }
-    let (result, turns, deals) = first.ok_or("no seat")?;
+    let (result, turns, deals) = first_of_all(tasks)
+        .await
+        .map_err(failed)?
+        .ok_or_else(|| failed("no seat".into()))?;
     Ok(outcome(
         &plan,
         &rules,
@@ -310,7 +338,21 @@ async fn play_remote(
     ))
 }
 
-/// Runs every match against the server at `addr`, `parallel` at a time.
+/// Waits for every task and returns the first one's result, or the first failure as soon as
+/// it happens: the tasks still running are then aborted (dropping the set aborts them).
+async fn first_of_all<T: 'static>(
+    mut tasks: tokio::task::JoinSet<Result<T, String>>,
+) -> Result<Option<T>, String> {
+    let mut first = None;
+    while let Some(r) = tasks.join_next().await {
+        let r = r.map_err(|e| format!("a seat's task ended: {e}"))??;
+        first.get_or_insert(r);
+    }
+    Ok(first)
+}
+
+/// Runs every match against the server at `addr`, `parallel` at a time. The first match that
+/// fails stops the run (the matches in flight are abandoned) with its reason.
 pub async fn run_remote(
     addr: &str,
     plan: &Plan,
@@ -322,7 +364,7 @@ pub async fn run_remote(
     let mut running = tokio::task::JoinSet::new();
     let mut next = 0;
     loop {
-        while running.len() < parallel.max(1) && next < plan.jobs() {
+        while running.len() < parallel.max(1) && next < plan.jobs(&rules) {
             running.spawn(play_remote(addr.to_string(), plan.clone(), rules, next));
             next += 1;
         }
@@ -401,7 +443,7 @@ pub fn summarize(outcomes: &[Outcome], seconds: f64) -> Summary {
             s.unfinished += 1;
         }
         let mut seen = Vec::new();
-        for (side, bot) in o.side_bots.iter().enumerate() {
+        for bot in &o.side_bots {
             if seen.contains(bot) {
                 continue;
             }
@@ -411,7 +453,15 @@ pub fn summarize(outcomes: &[Outcome], seconds: f64) -> Summary {
             if o.winner.as_ref() == Some(bot) {
                 r.wins += 1;
             }
-            let own = o.totals.get(side).copied().unwrap_or(0);
+            // A bot on several sides counts its best one.
+            let own = o
+                .totals
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| o.side_bots[*i] == *bot)
+                .map(|(_, t)| *t)
+                .max()
+                .unwrap_or(0);
             let best_other = o
                 .totals
                 .iter()
@@ -505,55 +555,6 @@ pub fn progress(total: u64, quiet: bool) -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
-/// The bot of each seat from `--bots` (by side) or `--seat-bots`.
-pub fn seat_bots(rules: &Rules, bots: &str, by_seat: Option<&str>) -> Result<Vec<String>, String> {
-    let table = Table::new(rules);
-    let split = |s: &str| {
-        s.split(',')
-            .map(|b| b.trim().to_string())
-            .collect::<Vec<_>>()
-    };
-    let seats: Vec<String> = match by_seat {
-        Some(list) => {
-            let names = split(list);
-            if names.len() != table.players() as usize {
-                return Err(format!(
-                    "--seat-bots names {} bots for {} seats",
-                    names.len(),
-                    table.players()
-                ));
-            }
-            names
-        }
-        None => {
-            let names = split(bots);
-            if names.len() != 1 && names.len() != table.sides() as usize {
-                return Err(format!(
-                    "--bots names {} bots, but the game has {} sides: name one per side, or one for all",
-                    names.len(),
-                    table.sides()
-                ));
-            }
-            table
-                .seats()
-                .map(|s: Seat| {
-                    let side = table.side_of(s).index();
-                    names[if names.len() == 1 { 0 } else { side }].clone()
-                })
-                .collect()
-        }
-    };
-    for name in &seats {
-        if !bot::BOT_NAMES.contains(&name.as_str()) {
-            return Err(format!(
-                "there is no bot {name:?}: the bots are {}",
-                bot::BOT_NAMES.join(", ")
-            ));
-        }
-    }
-    Ok(seats)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -569,27 +570,118 @@ mod tests {
         assert_eq!(wilson(0, 0), (0.0, 0.0));
     }
 
-    #[test]
-    fn duplicate_matches_swap_the_sides() {
-        let spec = RuleSpec::new(Preset::Official, 4);
+    fn plan(players: u8, bots: &str, seat_bots: Option<&str>, matches: u64) -> (Plan, Rules) {
+        let spec = RuleSpec::new(Preset::Official, players);
         let rules = Rules::new(&spec).unwrap();
         let plan = Plan {
-            seat_bots: seat_bots(&rules, "greedy,random", None).unwrap(),
+            seat_bots: crate::cli::seat_bots(&rules, bots, seat_bots).unwrap(),
             spec,
-            matches: 3,
+            matches,
             seed: 10,
             duplicate: true,
             max_deals: 200,
         };
+        (plan, rules)
+    }
+
+    fn run(plan: &Plan) -> Vec<Outcome> {
         let mut outcomes = Vec::new();
-        run_in_process(&plan, 2, |o| outcomes.push(o)).unwrap();
+        run_in_process(plan, 2, |o| outcomes.push(o)).unwrap();
+        outcomes.sort_by_key(|o| (o.index, o.rotation));
+        outcomes
+    }
+
+    #[test]
+    fn duplicate_matches_swap_the_sides() {
+        let (plan, _) = plan(4, "greedy,random", None, 3);
+        let outcomes = run(&plan);
         assert_eq!(outcomes.len(), 6);
-        outcomes.sort_by_key(|o| (o.index, o.swapped));
         assert_eq!(outcomes[0].side_bots, vec!["greedy", "random"]);
         assert_eq!(outcomes[1].side_bots, vec!["random", "greedy"]);
+        assert!(!outcomes[0].swapped && outcomes[1].swapped);
         assert_eq!(outcomes[0].seed, outcomes[1].seed);
         let s = summarize(&outcomes, 1.0);
         assert_eq!(s.bots["greedy"].played, 6);
         assert!(s.bots["greedy"].wins >= 5);
+    }
+
+    // Regression: with three sides, duplicate mode moved the bots one seat on only (two of the
+    // three orientations), and named each side apart, splitting a bot's record.
+    #[test]
+    fn duplicate_matches_move_the_bots_round_three_sides() {
+        for (players, bots) in [(3, "greedy,random,safe"), (6, "greedy,random,safe")] {
+            let (plan, _) = plan(players, bots, None, 2);
+            let outcomes = run(&plan);
+            assert_eq!(outcomes.len(), 6, "{players} players");
+            for seed in outcomes.chunks(3) {
+                assert!(seed.iter().all(|o| o.seed == seed[0].seed));
+                assert_eq!(
+                    seed.iter().map(|o| o.rotation).collect::<Vec<_>>(),
+                    [0, 1, 2]
+                );
+                // Each bot plays each side once per seed.
+                for bot in ["greedy", "random", "safe"] {
+                    let mut sides: Vec<usize> = seed
+                        .iter()
+                        .map(|o| o.side_bots.iter().position(|b| b == bot).unwrap())
+                        .collect();
+                    sides.sort();
+                    assert_eq!(sides, [0, 1, 2], "{players} players, {bot}");
+                }
+            }
+            let s = summarize(&outcomes, 1.0);
+            assert_eq!(s.bots.len(), 3);
+            assert!(s.bots.values().all(|r| r.played == 6), "{:?}", s.bots);
+        }
+        // Bots on several sides: one record per bot.
+        let (plan, _) = plan(3, "", Some("random,greedy,random"), 2);
+        let outcomes = run(&plan);
+        assert_eq!(outcomes.len(), 6);
+        let s = summarize(&outcomes, 1.0);
+        assert_eq!(
+            s.bots.keys().collect::<Vec<_>>(),
+            ["greedy", "random"],
+            "{:?}",
+            s.bots
+        );
+        assert_eq!(s.bots["random"].played, 6);
+        assert_eq!(
+            s.bots["random"].wins + s.bots["greedy"].wins,
+            6 - s.unfinished
+        );
+    }
+
+    // Regression: the seats of a match over a server were awaited in order, so a seat that
+    // failed after another one started waiting for it left the match hanging forever.
+    #[tokio::test]
+    async fn a_match_fails_as_soon_as_one_seat_fails() {
+        let mut tasks = tokio::task::JoinSet::new();
+        let (_keep, never) = tokio::sync::oneshot::channel::<()>();
+        tasks.spawn(async move {
+            let _ = never.await;
+            Ok(0)
+        });
+        tasks.spawn(async { Err("seat 1 (random): refused".to_string()) });
+        let r = tokio::time::timeout(std::time::Duration::from_secs(10), first_of_all(tasks))
+            .await
+            .expect("no waiting for the seat that still plays");
+        assert_eq!(r, Err("seat 1 (random): refused".to_string()));
+        let mut tasks = tokio::task::JoinSet::new();
+        for k in 0..3 {
+            tasks.spawn(async move { Ok::<_, String>(k) });
+        }
+        assert!(matches!(first_of_all(tasks).await, Ok(Some(_))));
+    }
+
+    #[test]
+    fn self_play_keeps_a_record_per_side() {
+        let (plan, _) = plan(4, "greedy", None, 2);
+        let outcomes = run(&plan);
+        assert_eq!(
+            outcomes[0].side_bots,
+            vec!["greedy (side 0)", "greedy (side 1)"]
+        );
+        let s = summarize(&outcomes, 1.0);
+        assert_eq!(s.bots["greedy (side 0)"].played, 4);
     }
 }

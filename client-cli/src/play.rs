@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use canasta_engine::bot::{self, Bot, GreedyBot};
 use canasta_engine::notation::{parse_action, to_notation};
-use canasta_engine::{Preset, RuleSpec, Rules};
+use canasta_engine::table::Table;
+use canasta_engine::{RuleSpec, Rules};
 use canasta_proto::convert::rules_to_wire;
 use canasta_proto::v1;
 use tokio::sync::{mpsc, oneshot};
@@ -57,16 +58,7 @@ pub async fn local_server() -> Result<LocalServer, String> {
 
 /// A rule spec from the command line.
 pub fn spec(args: &RuleArgs) -> Result<RuleSpec, String> {
-    let preset: Preset = args.preset.parse().map_err(|e| format!("{e}"))?;
-    let mut spec = RuleSpec::new(preset, args.players);
-    for o in &args.options {
-        let (k, v) = o
-            .split_once('=')
-            .ok_or_else(|| format!("--option {o:?} is not NAME=VALUE"))?;
-        spec.options.set(k, v).map_err(|e| e.to_string())?;
-    }
-    Rules::new(&spec).map_err(|e| e.to_string())?;
-    Ok(spec)
+    args.spec()
 }
 
 /// Creates a game on the server.
@@ -88,38 +80,70 @@ pub async fn create(
         .ok_or_else(|| "the server answered no game".into())
 }
 
-/// Puts a built-in bot in `seat` of a game, playing over the protocol in a task of its own.
-pub fn spawn_bot(
-    addr: String,
-    game_id: String,
-    seat: u32,
-    name: String,
-    seed: u64,
-) -> Result<(), String> {
-    let mut bot = bot::by_name(&name, seed).ok_or_else(|| {
-        format!(
-            "there is no bot {name:?}: the bots are {}",
-            bot::BOT_NAMES.join(", ")
-        )
-    })?;
-    tokio::spawn(async move {
-        let run = async {
-            let mut client = remote::connect(&addr).await?;
-            let mut s = SeatClient::join(
-                &mut client,
-                &addr,
-                &game_id,
-                Some(seat),
-                &format!("{name} bot"),
-            )
-            .await?;
-            remote::play_seat(&mut client, &mut s, bot.as_mut(), |_| {}).await
-        };
-        if let Err(e) = run.await {
-            eprintln!("the {name} bot in seat {seat} stopped: {e}");
+/// Built-in bots playing seats over the protocol, each in a task of its own; stopped when
+/// dropped. A bot that fails says why on a channel, so that whoever waits for the game does
+/// not wait forever.
+pub struct Bots {
+    tasks: tokio::task::JoinSet<()>,
+    failed_tx: mpsc::UnboundedSender<String>,
+    failed: mpsc::UnboundedReceiver<String>,
+}
+
+impl Bots {
+    /// No bots yet.
+    pub fn new() -> Bots {
+        let (failed_tx, failed) = mpsc::unbounded_channel();
+        Bots {
+            tasks: tokio::task::JoinSet::new(),
+            failed_tx,
+            failed,
         }
-    });
-    Ok(())
+    }
+
+    /// Puts the built-in bot `name` in `seat` of a game.
+    pub fn spawn(
+        &mut self,
+        addr: String,
+        game_id: String,
+        seat: u32,
+        name: String,
+        seed: u64,
+    ) -> Result<(), String> {
+        let mut bot = bot::by_name(&name, seed).ok_or_else(|| {
+            format!(
+                "there is no bot {name:?}: the bots are {}",
+                bot::BOT_NAMES.join(", ")
+            )
+        })?;
+        let failed = self.failed_tx.clone();
+        self.tasks.spawn(async move {
+            let run = async {
+                let mut client = remote::connect(&addr).await?;
+                let mut s = SeatClient::join(
+                    &mut client,
+                    &addr,
+                    &game_id,
+                    Some(seat),
+                    &format!("{name} bot"),
+                )
+                .await?;
+                remote::play_seat(&mut client, &mut s, bot.as_mut(), |_| {}).await
+            };
+            if let Err(e) = run.await {
+                let _ = failed.send(format!("the {name} bot in seat {seat} stopped: {e}"));
+            }
+        });
+        Ok(())
+    }
+
+    /// Waits for a bot to fail, and says why.
+    pub async fn failure(&mut self) -> String {
+        match self.failed.recv().await {
+            Some(why) => why,
+            // Never: `self` holds a sender.
+            None => std::future::pending().await,
+        }
+    }
 }
 
 /// Lines of standard input, read on a thread of their own.
@@ -151,7 +175,7 @@ actions:  draw | take KS KH | take 2: | take KS KH; AS AH Jk | meld KS KH KD | m
 
 /// `canasta play`.
 pub async fn play(args: PlayArgs) -> Result<(), String> {
-    let style = Style::from_flag(&args.color);
+    let style = Style::from_flag(args.color);
     let local = if args.local {
         Some(local_server().await?)
     } else {
@@ -178,9 +202,10 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
         .await
         .map_err(|e| e.to_string())?;
     println!("you are seat {} of game {game_id}", me.seat);
+    let mut bots = Bots::new();
     if created {
         for s in (0..me.rules.players as u32).filter(|&s| s != me.seat) {
-            spawn_bot(
+            bots.spawn(
                 addr.clone(),
                 game_id.clone(),
                 s,
@@ -207,8 +232,12 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
             .await
             .map_err(|s| status_text(&s))?
             .into_inner();
-        while let Some(message) = stream.next().await {
-            let Ok(message) = message else { break };
+        loop {
+            let message = tokio::select! {
+                m = stream.next() => m,
+                why = bots.failure() => return Err(why),
+            };
+            let Some(Ok(message)) = message else { break };
             use v1::watch_game_response::Kind;
             match message.kind {
                 Some(Kind::Event(e)) => {
@@ -341,7 +370,7 @@ fn yes(b: bool) -> &'static str {
 
 /// `canasta demo`.
 pub async fn demo(args: DemoArgs) -> Result<(), String> {
-    let style = Style::from_flag(&args.color);
+    let style = Style::from_flag(args.color);
     let spec = spec(&args.rules)?;
     let server = local_server().await?;
     let mut client = remote::connect(&server.addr)
@@ -349,8 +378,8 @@ pub async fn demo(args: DemoArgs) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     let game = create(&mut client, &spec, Some(args.seed)).await?;
     println!(
-        "a server runs in this process at {}; four {} bots play game {} ({}, {} players)",
-        server.addr, args.bot, game.game_id, spec.preset, spec.players
+        "a server runs in this process at {}; {} {} bots play game {} ({}, {} players)",
+        server.addr, spec.players, args.bot, game.game_id, spec.preset, spec.players
     );
     let mut stream = client
         .watch_game(v1::WatchGameRequest {
@@ -362,8 +391,9 @@ pub async fn demo(args: DemoArgs) -> Result<(), String> {
         .await
         .map_err(|s| status_text(&s))?
         .into_inner();
+    let mut bots = Bots::new();
     for s in 0..spec.players as u32 {
-        spawn_bot(
+        bots.spawn(
             server.addr.clone(),
             game.game_id.clone(),
             s,
@@ -373,8 +403,20 @@ pub async fn demo(args: DemoArgs) -> Result<(), String> {
     }
     let mut names = vec![String::new(); spec.players as usize];
     let mut deals = 0;
-    while let Some(message) = stream.next().await {
-        let Ok(message) = message else { break };
+    // The totals as the last deal shown left them: the bots play on while this prints, so the
+    // server's scores would be ahead of what was shown.
+    let mut totals: Vec<i32> =
+        vec![0; Table::new(&Rules::new(&spec).map_err(|e| e.to_string())?).sides() as usize];
+    loop {
+        let message = tokio::select! {
+            m = stream.next() => m,
+            why = bots.failure() => return Err(why),
+        };
+        let message = match message {
+            Some(Ok(m)) => m,
+            Some(Err(s)) => return Err(format!("the game's stream failed: {}", status_text(&s))),
+            None => return Err("the server ended the game's stream early".into()),
+        };
         let Some(v1::watch_game_response::Kind::Event(e)) = message.kind else {
             continue;
         };
@@ -388,29 +430,28 @@ pub async fn demo(args: DemoArgs) -> Result<(), String> {
             tokio::time::sleep(Duration::from_millis(args.delay_ms)).await;
         }
         match e.kind {
-            Some(v1::game_event::Kind::DealEnded(_)) => {
+            Some(v1::game_event::Kind::DealEnded(d)) => {
                 deals += 1;
+                if let Some(score) = d.score {
+                    totals = score.sides.iter().map(|s| s.cumulative).collect();
+                }
                 if args.deals > 0 && deals >= args.deals {
                     break;
                 }
             }
-            Some(v1::game_event::Kind::MatchEnded(_)) => break,
+            Some(v1::game_event::Kind::MatchEnded(m)) => {
+                if let Some(result) = m.result {
+                    totals = result.totals;
+                }
+                break;
+            }
             _ => {}
         }
     }
-    let scores = client
-        .get_scores(v1::GetScoresRequest {
-            game_id: game.game_id.clone(),
-        })
-        .await
-        .map_err(|s| status_text(&s))?
-        .into_inner();
-    let result = scores.result.unwrap_or_default();
+    drop(bots);
     println!(
-        "{} deal(s) played; scores: {}",
-        scores.deals.len(),
-        result
-            .totals
+        "{deals} deal(s) played; scores: {}",
+        totals
             .iter()
             .enumerate()
             .map(|(i, t)| format!("side {i} {t}"))

@@ -1,7 +1,7 @@
 //! Talking to a server over the public protocol: connecting, creating and joining games, and
 //! playing a seat with a bot that resumes by seq whenever its stream drops.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use canasta_engine::bot::Bot;
 use canasta_engine::{Rules, View};
@@ -128,6 +128,8 @@ pub struct SeatClient {
     pub rules: Rules,
     /// Display names by seat.
     pub names: Vec<String>,
+    /// How long [`play_seat`] keeps trying to reach the server again after it went away.
+    pub reconnect: Duration,
     requests: u64,
     prefix: u64,
 }
@@ -141,14 +143,13 @@ impl SeatClient {
         seat: Option<u32>,
         name: &str,
     ) -> Result<SeatClient, RemoteError> {
-        let r = client
-            .join_game(v1::JoinGameRequest {
-                game_id: game_id.to_string(),
-                seat,
-                display_name: name.to_string(),
-            })
-            .await?
-            .into_inner();
+        let request = v1::JoinGameRequest {
+            game_id: game_id.to_string(),
+            seat,
+            display_name: name.to_string(),
+        };
+        // A join refused for a limit took no seat: asking again is safe.
+        let r = limited!(client.join_game(request.clone()).await)?.into_inner();
         let summary = r.game.unwrap_or_default();
         SeatClient::with_token(addr, &summary, r.seat, r.token)
     }
@@ -171,6 +172,7 @@ impl SeatClient {
                 .iter()
                 .map(|s| s.display_name.clone())
                 .collect(),
+            reconnect: DEFAULT_RECONNECT,
             requests: 0,
             prefix: rand::random(),
         })
@@ -214,21 +216,29 @@ impl SeatClient {
         format!("{:x}-{}", self.prefix, self.requests)
     }
 
-    /// The seat's view, in the engine's form, with the game's seq and status.
+    /// The seat's view, in the engine's form, with the game's seq and status. A refusal for the
+    /// request rate is waited out.
     pub async fn view(
         &self,
         client: &mut Client,
     ) -> Result<(View, u64, v1::GameStatus), RemoteError> {
-        let r = client
-            .get_view(authed(
-                v1::GetViewRequest {
-                    game_id: self.game_id.clone(),
-                    include_actions: false,
-                },
-                &self.token,
-            ))
-            .await?
-            .into_inner();
+        let r = self.get_view(client).await?;
+        self.decode_view(r)
+    }
+
+    async fn get_view(&self, client: &mut Client) -> Result<v1::GetViewResponse, Status> {
+        let request = v1::GetViewRequest {
+            game_id: self.game_id.clone(),
+            include_actions: false,
+        };
+        limited!(client.get_view(authed(request.clone(), &self.token)).await)
+            .map(|r| r.into_inner())
+    }
+
+    fn decode_view(
+        &self,
+        r: v1::GetViewResponse,
+    ) -> Result<(View, u64, v1::GameStatus), RemoteError> {
         let wire = r.view.ok_or_else(|| RemoteError("no view".into()))?;
         let status = v1::GameStatus::try_from(wire.status).unwrap_or(v1::GameStatus::Unspecified);
         let view = view_from_wire(&wire, self.rules).map_err(|e| RemoteError(e.to_string()))?;
@@ -246,7 +256,9 @@ impl SeatClient {
         )
     }
 
-    /// Submits an action, retrying with the same request id when the transport fails.
+    /// Submits an action. A refusal for the request rate is waited out (as long as the
+    /// server's RetryInfo says, at most [`RATE_LIMIT_ATTEMPTS`] times); a failed transport is
+    /// retried on a new connection with the same request id, so the action applies once.
     pub async fn submit(
         &mut self,
         client: &mut Client,
@@ -255,7 +267,8 @@ impl SeatClient {
     ) -> Result<v1::SubmitActionResponse, Status> {
         let request_id = self.request_id();
         let mut delay = Duration::from_millis(50);
-        for attempt in 0.. {
+        let (mut limited_tries, mut transport_tries) = (0, 0);
+        loop {
             let r = client
                 .submit_action(authed(
                     v1::SubmitActionRequest {
@@ -267,20 +280,72 @@ impl SeatClient {
                     &self.token,
                 ))
                 .await;
-            match r {
-                Err(s) if transient(&s) && attempt < 8 => {
-                    tokio::time::sleep(delay).await;
-                    delay *= 2;
-                    if let Ok(c) = connect(&self.addr).await {
-                        *client = c;
-                    }
+            let s = match r {
+                Ok(r) => return Ok(r.into_inner()),
+                Err(s) => s,
+            };
+            if let Some(wait) = retry_delay(&s)
+                && limited_tries < RATE_LIMIT_ATTEMPTS
+            {
+                limited_tries += 1;
+                tokio::time::sleep(wait).await;
+            } else if transient(&s) && transport_tries < 8 {
+                transport_tries += 1;
+                tokio::time::sleep(delay).await;
+                delay *= 2;
+                if let Ok(c) = connect(&self.addr).await {
+                    *client = c;
                 }
-                r => return r.map(|r| r.into_inner()),
+            } else {
+                return Err(s);
             }
         }
-        unreachable!("the loop returns")
     }
 }
+
+/// Refusals for a limit waited out in a row before giving up.
+pub const RATE_LIMIT_ATTEMPTS: u32 = 20;
+
+/// The longest wait for a limit: a server asking for more is asked again sooner.
+pub const MAX_RETRY_WAIT: Duration = Duration::from_secs(5);
+
+/// How long to wait before sending a request again, if the status refused it for a limit:
+/// RESOURCE_EXHAUSTED with a google.rpc.RetryInfo (the server's `RATE_LIMITED`,
+/// `TOO_MANY_WATCHERS`, ...), its delay capped at [`MAX_RETRY_WAIT`]. `None` for any other
+/// status, and for a limit the server gives no retry time for (a message too large).
+pub fn retry_delay(s: &Status) -> Option<Duration> {
+    use tonic_types::StatusExt;
+    if s.code() != Code::ResourceExhausted {
+        return None;
+    }
+    let info = s.get_details_retry_info()?;
+    let delay = info.retry_delay.unwrap_or_default();
+    Some(delay.clamp(Duration::from_millis(1), MAX_RETRY_WAIT))
+}
+
+/// Evaluates `$call` (an expression awaiting a request) again while the server refuses it for
+/// a limit, waiting as long as it asks (see [`retry_delay`]), at most [`RATE_LIMIT_ATTEMPTS`]
+/// times. Only for requests a refusal leaves undone: every limit is checked before a request
+/// does anything. A macro rather than a function taking an async closure: the futures of such
+/// closures cannot be proven `Send` for a spawned task yet.
+macro_rules! limited {
+    ($call:expr) => {{
+        let mut tries = 0;
+        loop {
+            match $call {
+                Err(s) => match $crate::remote::retry_delay(&s) {
+                    Some(wait) if tries < $crate::remote::RATE_LIMIT_ATTEMPTS => {
+                        tries += 1;
+                        tokio::time::sleep(wait).await;
+                    }
+                    _ => break Err(s),
+                },
+                done => break done,
+            }
+        }
+    }};
+}
+pub(crate) use limited;
 
 /// Errors worth retrying: the connection, not the request.
 pub fn transient(s: &Status) -> bool {
@@ -290,8 +355,12 @@ pub fn transient(s: &Status) -> bool {
     )
 }
 
+/// How long a seat keeps trying to reach a server that went away, unless told otherwise.
+pub const DEFAULT_RECONNECT: Duration = Duration::from_secs(60);
+
 /// Plays `seat` with `bot` until the match ends; returns its result. A dropped stream or
-/// connection is resumed by seq; `on_event` sees every event once.
+/// connection is resumed by seq, for as long as `seat.reconnect` without an answer from the
+/// server; `on_event` sees every event once.
 pub async fn play_seat(
     client: &mut Client,
     seat: &mut SeatClient,
@@ -299,9 +368,12 @@ pub async fn play_seat(
     mut on_event: impl FnMut(&v1::GameEvent),
 ) -> Result<v1::MatchResult, RemoteError> {
     let mut last = 0u64;
-    let mut failures = 0;
+    // Since when the server has not answered, and how many times the bot resumed since.
+    let mut heard = Instant::now();
+    let mut resumed = 0u32;
+    let mut limited_tries = 0u32;
     loop {
-        let stream = client
+        let opened = client
             .watch_game(authed(
                 v1::WatchGameRequest {
                     game_id: seat.game_id.clone(),
@@ -312,51 +384,73 @@ pub async fn play_seat(
                 &seat.token,
             ))
             .await;
-        let mut stream = match stream {
-            Ok(s) => s.into_inner(),
-            Err(s) if transient(&s) && failures < 20 => {
-                failures += 1;
-                reconnect(client, &seat.addr, failures).await;
-                continue;
+        let why = match opened {
+            Ok(stream) => {
+                let mut stream = stream.into_inner();
+                limited_tries = 0;
+                let mut why = "the server closed the stream".to_string();
+                while let Some(message) = stream.next().await {
+                    let message = match message {
+                        Ok(m) => m,
+                        Err(s) => {
+                            why = status_text(&s);
+                            break;
+                        }
+                    };
+                    heard = Instant::now();
+                    resumed = 0;
+                    use v1::watch_game_response::Kind;
+                    match message.kind {
+                        Some(Kind::Event(e)) => {
+                            if e.seq <= last {
+                                continue;
+                            }
+                            last = e.seq;
+                            on_event(&e);
+                            if let Some(v1::game_event::Kind::SeatJoined(j)) = &e.kind
+                                && let Some(n) = seat.names.get_mut(j.seat as usize)
+                            {
+                                *n = j.display_name.clone();
+                            }
+                            if let Some(v1::game_event::Kind::MatchEnded(m)) = e.kind {
+                                return Ok(m.result.unwrap_or_default());
+                            }
+                        }
+                        Some(Kind::Prompt(p)) if p.seq == last => {
+                            if let Acted::Resume(w) = act(client, seat, bot, &p).await? {
+                                why = w;
+                                break;
+                            }
+                        }
+                        Some(Kind::Lagged(_)) => {
+                            why = "the stream fell behind".to_string();
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                why
             }
-            Err(s) => return Err(s.into()),
+            Err(s) => match retry_delay(&s) {
+                Some(wait) if limited_tries < RATE_LIMIT_ATTEMPTS => {
+                    limited_tries += 1;
+                    tokio::time::sleep(wait).await;
+                    continue;
+                }
+                _ if transient(&s) => status_text(&s),
+                _ => return Err(s.into()),
+            },
         };
-        while let Some(message) = stream.next().await {
-            let message = match message {
-                Ok(m) => m,
-                Err(_) => break,
-            };
-            failures = 0;
-            use v1::watch_game_response::Kind;
-            match message.kind {
-                Some(Kind::Event(e)) => {
-                    if e.seq <= last {
-                        continue;
-                    }
-                    last = e.seq;
-                    on_event(&e);
-                    if let Some(v1::game_event::Kind::SeatJoined(j)) = &e.kind
-                        && let Some(n) = seat.names.get_mut(j.seat as usize)
-                    {
-                        *n = j.display_name.clone();
-                    }
-                    if let Some(v1::game_event::Kind::MatchEnded(m)) = e.kind {
-                        return Ok(m.result.unwrap_or_default());
-                    }
-                }
-                Some(Kind::Prompt(p)) if p.seq == last => {
-                    act(client, seat, bot, &p).await?;
-                }
-                Some(Kind::Lagged(_)) => break,
-                _ => {}
-            }
+        // Resume after the last event seen, on a new connection.
+        if heard.elapsed() > seat.reconnect {
+            return Err(RemoteError(format!(
+                "lost the server at {}: {why}; it has not answered for {} s, so the seat gives up (--reconnect-secs sets how long to keep trying)",
+                seat.addr,
+                heard.elapsed().as_secs()
+            )));
         }
-        // The stream ended without the match's end: resume after the last event.
-        failures += 1;
-        if failures > 20 {
-            return Err(RemoteError("the server keeps dropping the stream".into()));
-        }
-        reconnect(client, &seat.addr, failures).await;
+        resumed += 1;
+        reconnect(client, &seat.addr, resumed).await;
     }
 }
 
@@ -367,6 +461,14 @@ async fn reconnect(client: &mut Client, addr: &str, attempt: u32) {
     }
 }
 
+/// What became of a prompt.
+enum Acted {
+    /// The action was submitted (or the game had moved on: a fresh prompt follows).
+    Done,
+    /// The connection failed: resume the stream, which prompts again if the action was lost.
+    Resume(String),
+}
+
 /// Decides and submits one action for the seat, from the view in its prompt (or its current
 /// view, if the prompt carries none).
 async fn act(
@@ -374,26 +476,101 @@ async fn act(
     seat: &mut SeatClient,
     bot: &mut dyn Bot,
     prompt: &v1::Prompt,
-) -> Result<(), RemoteError> {
+) -> Result<Acted, RemoteError> {
     let (view, seq) = match seat.prompt_view(prompt) {
         Some(v) => v?,
-        None => {
-            let (view, seq, _) = seat.view(client).await?;
-            (view, seq)
-        }
+        None => match seat.get_view(client).await {
+            Ok(r) => {
+                let (view, seq, _) = seat.decode_view(r)?;
+                (view, seq)
+            }
+            Err(s) if transient(&s) => return Ok(Acted::Resume(status_text(&s))),
+            Err(s) => return Err(s.into()),
+        },
     };
     let Some(legal) = view.legal() else {
         // Not our turn after all (the prompt was stale).
-        return Ok(());
+        return Ok(Acted::Done);
     };
     let action = bot.choose(&view, &legal);
     match seat.submit(client, seq, &action).await {
-        Ok(_) => Ok(()),
+        Ok(_) => Ok(Acted::Done),
         // The game moved on; a fresh prompt follows.
-        Err(s) if s.code() == Code::Aborted => Ok(()),
+        Err(s) if s.code() == Code::Aborted => Ok(Acted::Done),
+        Err(s) if transient(&s) => Ok(Acted::Resume(status_text(&s))),
         Err(s) => Err(RemoteError(format!(
             "the server refused the bot's action {action}: {}",
             status_text(&s)
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tonic_types::{ErrorDetails, StatusExt};
+
+    fn exhausted(retry: Option<Duration>) -> Status {
+        let mut details = ErrorDetails::with_error_info("RATE_LIMITED", "canasta", []);
+        if let Some(r) = retry {
+            details.set_retry_info(Some(r));
+        }
+        Status::with_error_details(Code::ResourceExhausted, "slow down", details)
+    }
+
+    #[test]
+    fn limits_are_retried_after_the_delay_the_server_asks_for() {
+        let wait = Duration::from_millis(250);
+        assert_eq!(retry_delay(&exhausted(Some(wait))), Some(wait));
+        // A long wait is capped; no retry information, or another code, is not retried.
+        assert_eq!(
+            retry_delay(&exhausted(Some(Duration::from_secs(3600)))),
+            Some(MAX_RETRY_WAIT)
+        );
+        assert_eq!(retry_delay(&exhausted(None)), None);
+        assert_eq!(retry_delay(&Status::unavailable("gone")), None);
+        assert_eq!(retry_delay(&Status::failed_precondition("no")), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn limited_calls_wait_then_succeed_or_give_up() {
+        let wait = Duration::from_millis(300);
+        let started = tokio::time::Instant::now();
+        let mut calls = 0;
+        let mut call = |refusal: Status, succeed_at: u32| {
+            calls += 1;
+            if calls < succeed_at {
+                Err(refusal)
+            } else {
+                Ok(calls)
+            }
+        };
+        let r = limited!(async { call(exhausted(Some(wait)), 3) }.await);
+        assert_eq!(r.unwrap(), 3);
+        assert_eq!(started.elapsed(), wait * 2, "it waited as asked, twice");
+        let mut calls = 0;
+        let r: Result<(), Status> = limited!(
+            async {
+                calls += 1;
+                Err(exhausted(Some(wait)))
+            }
+            .await
+        );
+        assert_eq!(r.unwrap_err().code(), Code::ResourceExhausted);
+        assert_eq!(
+            calls,
+            RATE_LIMIT_ATTEMPTS + 1,
+            "a bounded number of attempts"
+        );
+        let mut calls = 0;
+        let r: Result<(), Status> = limited!(
+            async {
+                calls += 1;
+                Err(Status::permission_denied("not yours"))
+            }
+            .await
+        );
+        assert!(r.is_err());
+        assert_eq!(calls, 1, "other refusals are not retried");
     }
 }

@@ -10,6 +10,8 @@ use canasta_proto::convert::card_from_wire;
 use canasta_proto::v1;
 use canasta_proto::v1::game_event::Kind;
 
+use crate::cli::Color;
+
 /// How to draw cards: with colours and suit symbols on a terminal, plain ASCII otherwise.
 #[derive(Clone, Copy, Debug)]
 pub struct Style {
@@ -23,12 +25,12 @@ const DIM: &str = "\x1b[2m";
 const RESET: &str = "\x1b[0m";
 
 impl Style {
-    /// From a `--color` value: auto (a terminal gets colours), always, never.
-    pub fn from_flag(flag: &str) -> Style {
+    /// From `--color`: auto (a terminal gets colours), always, never.
+    pub fn from_flag(flag: Color) -> Style {
         let color = match flag {
-            "always" => true,
-            "never" => false,
-            _ => std::io::stdout().is_terminal(),
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => std::io::stdout().is_terminal(),
         };
         Style { color }
     }
@@ -311,7 +313,7 @@ pub fn table(style: &Style, view: &View, names: &[String]) -> String {
         }
     }
     for s in &view.seats {
-        let mut line = format!("{}: {} cards", name(names, s.seat.0 as u32), s.hand_len);
+        let mut line = format!("{}: {}", name(names, s.seat.0 as u32), count(s.hand_len));
         if !s.red_threes.is_empty() {
             line += &format!(", red threes {}", style.cards(s.red_threes.iter()));
         }
@@ -324,14 +326,14 @@ pub fn table(style: &Style, view: &View, names: &[String]) -> String {
         Some(&c) => style.card(c),
         None => "(empty)".into(),
     };
-    let mut pile = format!("pile: {} cards, top {top}", view.pile.len());
+    let mut pile = format!("pile: {}, top {top}", count(view.pile.len() as u32));
     if view.pile_frozen {
         pile += ", frozen";
     }
     if view.pile_blocked {
         pile += ", blocked";
     }
-    out += &format!("{pile}; stock: {} cards\n", view.stock_len);
+    out += &format!("{pile}; stock: {}\n", count(view.stock_len));
     if let Viewer::Seat(me) = view.viewer
         && let Some(hand) = view.seats.get(me.index()).and_then(|s| s.hand.as_ref())
     {
