@@ -23,8 +23,8 @@ use crate::cli::{BotArgs, Cli, Command, ExportArgs, MatchArgs, ReplayArgs};
 use crate::record::Record;
 
 // The load generator and the in-process server allocate small messages on every call from
-// several threads: mimalloc's thread-local heaps do that with much less contention than glibc's
-// malloc.
+// several threads: mimalloc's thread-local heaps serve them with less work and contention than
+// glibc's malloc.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

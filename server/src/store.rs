@@ -5,8 +5,11 @@
 //! One thread owns the database. Writers queue their rows with a reply channel; the thread
 //! takes everything queued, commits it in one transaction (group commit) and then answers each
 //! writer, so a busy server pays one commit for many actions while no action is acknowledged
-//! before it is stored. In memory mode nothing is written.
+//! before it is stored. The log is one table in the order written, so a commit appends to its
+//! last pages whatever games it holds; the thread knows where each game's log ends and refuses
+//! an entry out of order. In memory mode nothing is written.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -196,26 +199,23 @@ impl Store {
         let conn = Connection::open(path).map_err(err)?;
         conn.execute_batch(&format!(
             "PRAGMA journal_mode = WAL;
-             PRAGMA synchronous = {};
-             CREATE TABLE IF NOT EXISTS games (
-                 id TEXT PRIMARY KEY,
-                 created_ms INTEGER NOT NULL,
-                 request BLOB NOT NULL
-             );
-             CREATE TABLE IF NOT EXISTS entries (
-                 game_id TEXT NOT NULL,
-                 n INTEGER NOT NULL,
-                 entry BLOB NOT NULL,
-                 PRIMARY KEY (game_id, n)
-             ) WITHOUT ROWID;",
+             PRAGMA synchronous = {};",
             if sync_full { "FULL" } else { "NORMAL" }
         ))
         .map_err(err)?;
+        migrate(&conn, path)?;
         let loaded = load(&conn, path).map_err(err)?;
+        // Where each stored log ends; a damaged game's log is closed to new entries.
+        let mut ends: LogEnds = loaded
+            .games
+            .iter()
+            .map(|g| (g.id.clone(), g.entries.len() as u64))
+            .collect();
+        ends.extend(loaded.damaged.iter().map(|d| (d.id.clone(), u64::MAX)));
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("canasta-store".into())
-            .spawn(move || writer(conn, rx))
+            .spawn(move || writer(conn, rx, ends))
             .map_err(|e| StoreError(e.to_string()))?;
         Ok((
             Store {
@@ -297,8 +297,80 @@ impl Store {
     }
 }
 
+/// The layout of the database, kept in `PRAGMA user_version`.
+///
+/// Version 2: `entries` is a plain table in the order of writing (its rowid), with no index.
+/// Every commit then appends to the table's last pages, whatever games its rows belong to,
+/// where an index by game scattered each commit over a page per game: a write to SQLite costs
+/// the pages it touches, and group commits mix many games. The server reads the log only when
+/// it starts, in one scan.
+const SCHEMA_VERSION: i64 = 2;
+
+/// Creates the tables, or brings an older database to [`SCHEMA_VERSION`].
+fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let err = |e: rusqlite::Error| StoreError(format!("{}: {e}", path.display()));
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(err)?;
+    if version > SCHEMA_VERSION {
+        return Err(StoreError(format!(
+            "{}: the database has layout version {version}, newer than this server's \
+             ({SCHEMA_VERSION}): use a newer canasta-server",
+            path.display()
+        )));
+    }
+    let has_entries: bool = conn
+        .query_row(
+            "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'entries'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(err)?;
+    conn.execute_batch(&format!(
+        "BEGIN;
+         CREATE TABLE IF NOT EXISTS games (
+             id TEXT PRIMARY KEY,
+             created_ms INTEGER NOT NULL,
+             request BLOB NOT NULL
+         );
+         {}
+         CREATE TABLE IF NOT EXISTS entries (
+             game_id TEXT NOT NULL,
+             n INTEGER NOT NULL,
+             entry BLOB NOT NULL
+         );
+         {}
+         PRAGMA user_version = {SCHEMA_VERSION};
+         COMMIT;",
+        // Version 1 (no user_version) kept the entries in a table keyed by (game_id, n).
+        if version < 2 && has_entries {
+            "ALTER TABLE entries RENAME TO entries_v1;"
+        } else {
+            ""
+        },
+        if version < 2 && has_entries {
+            "INSERT INTO entries (game_id, n, entry)
+                 SELECT game_id, n, entry FROM entries_v1 ORDER BY game_id, n;
+             DROP TABLE entries_v1;"
+        } else {
+            ""
+        },
+    ))
+    .map_err(err)
+}
+
 fn load(conn: &Connection, path: &Path) -> rusqlite::Result<Loaded> {
     let mut loaded = Loaded::default();
+    // Every game's log in one scan, in the order written: a game's entries in their order.
+    let mut logs: HashMap<String, Vec<(i64, rusqlite::Result<Vec<u8>>)>> = HashMap::new();
+    let mut stmt = conn.prepare("SELECT game_id, n, entry FROM entries ORDER BY rowid")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, Vec<u8>>(2)))
+    })?;
+    for row in rows {
+        let (game_id, n, entry) = row?;
+        logs.entry(game_id).or_default().push((n, entry));
+    }
     // rowid is the order of creation; created_ms alone is not (many games share a millisecond).
     let mut stmt = conn.prepare("SELECT id, created_ms, request FROM games ORDER BY rowid")?;
     let rows = stmt.query_map([], |r| {
@@ -308,10 +380,9 @@ fn load(conn: &Connection, path: &Path) -> rusqlite::Result<Loaded> {
             r.get::<_, Vec<u8>>(2),
         ))
     })?;
-    let mut entries = conn.prepare("SELECT n, entry FROM entries WHERE game_id = ?1 ORDER BY n")?;
     for row in rows {
         let (id, created_ms, request) = row?;
-        match read_game(&mut entries, &id, request) {
+        match read_game(logs.remove(&id).unwrap_or_default(), request) {
             Ok((request, log)) => loaded.games.push(StoredGame {
                 id,
                 created_ms,
@@ -333,23 +404,17 @@ fn load(conn: &Connection, path: &Path) -> rusqlite::Result<Loaded> {
     Ok(loaded)
 }
 
-/// One game's request and log, or what keeps them from being read whole.
+/// One game's request and log (its stored entries in the order written), or what keeps them
+/// from being read whole.
 fn read_game(
-    entries: &mut rusqlite::Statement<'_>,
-    id: &str,
+    entries: Vec<(i64, rusqlite::Result<Vec<u8>>)>,
     request: rusqlite::Result<Vec<u8>>,
 ) -> Result<(v1::CreateGameRequest, Vec<Entry>), String> {
     let request = request.map_err(|e| format!("its creating request cannot be read: {e}"))?;
     let request = v1::CreateGameRequest::decode(request.as_slice())
         .map_err(|e| format!("its creating request cannot be decoded: {e}"))?;
-    let rows = entries
-        .query_map(params![id], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)))
-        })
-        .map_err(|e| format!("its log cannot be read: {e}"))?;
     let mut log = Vec::new();
-    for row in rows {
-        let (n, bytes) = row.map_err(|e| format!("its log cannot be read: {e}"))?;
+    for (n, bytes) in entries {
         let expected = log.len() as i64;
         if n != expected {
             return Err(format!(
@@ -364,7 +429,61 @@ fn read_game(
     Ok((request, log))
 }
 
-fn writer(mut conn: Connection, rx: mpsc::Receiver<Write>) {
+/// The next entry number of each stored game's log. The entries table has no index that would
+/// refuse a repeated or skipped number (see [`SCHEMA_VERSION`]): the writer does, from this.
+type LogEnds = HashMap<String, u64>;
+
+impl Write {
+    /// Checks the write's place against where the logs end (`staged` first: the writes of the
+    /// same batch before it); on success, records where its game's log now ends in `staged`.
+    fn check_order<'a>(
+        &'a self,
+        ends: &LogEnds,
+        staged: &mut HashMap<&'a str, u64>,
+    ) -> Result<(), StoreError> {
+        match self {
+            Write::Game { id, .. } => {
+                if staged.contains_key(id.as_str()) || ends.contains_key(id) {
+                    return Err(StoreError(format!("game {id} is stored already")));
+                }
+                staged.insert(id, 0);
+            }
+            Write::Entry { game_id, n, .. } => {
+                let next = staged
+                    .get(game_id.as_str())
+                    .or_else(|| ends.get(game_id))
+                    .copied();
+                if next != Some(*n) {
+                    return Err(StoreError(match next {
+                        None => format!("game {game_id} is not stored"),
+                        Some(u64::MAX) => format!("game {game_id}'s stored log is damaged"),
+                        Some(next) => format!(
+                            "entry {n} of game {game_id} is out of order: its log ends before \
+                             entry {next}, and a log is never rewritten"
+                        ),
+                    }));
+                }
+                staged.insert(game_id, n + 1);
+            }
+        }
+        Ok(())
+    }
+
+    fn game_id(&self) -> &str {
+        match self {
+            Write::Game { id, .. } => id,
+            Write::Entry { game_id, .. } => game_id,
+        }
+    }
+
+    fn ack(self) -> oneshot::Sender<Result<(), StoreError>> {
+        match self {
+            Write::Game { ack, .. } | Write::Entry { ack, .. } => ack,
+        }
+    }
+}
+
+fn writer(mut conn: Connection, rx: mpsc::Receiver<Write>, mut ends: LogEnds) {
     while let Ok(first) = rx.recv() {
         let mut batch = vec![first];
         while batch.len() < BATCH {
@@ -373,38 +492,72 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<Write>) {
                 Err(_) => break,
             }
         }
-        let results: Vec<Result<(), StoreError>> = match commit(&mut conn, &batch) {
-            Ok(()) => vec![Ok(()); batch.len()],
-            // One bad row must not fail the others: commit them one by one.
-            Err(_) if batch.len() > 1 => batch
-                .iter()
-                .map(|w| {
-                    commit(&mut conn, std::slice::from_ref(w))
-                        .map_err(|e| StoreError(e.to_string()))
-                })
-                .collect(),
-            Err(e) => vec![Err(StoreError(e.to_string()))],
-        };
+        let results = write_batch(&mut conn, &batch, &mut ends);
         for (w, result) in batch.into_iter().zip(results) {
             if let Err(e) = &result {
                 tracing::error!(error = %e, "a write failed");
             }
-            let ack = match w {
-                Write::Game { ack, .. } | Write::Entry { ack, .. } => ack,
-            };
-            let _ = ack.send(result);
+            let _ = w.ack().send(result);
         }
     }
 }
 
-fn commit(conn: &mut Connection, batch: &[Write]) -> rusqlite::Result<()> {
+/// Writes what of `batch` is in order, in one transaction if it can; returns each write's
+/// result and moves `ends` on.
+fn write_batch(
+    conn: &mut Connection,
+    batch: &[Write],
+    ends: &mut LogEnds,
+) -> Vec<Result<(), StoreError>> {
+    let mut staged = HashMap::new();
+    let checked: Vec<Result<(), StoreError>> = batch
+        .iter()
+        .map(|w| w.check_order(ends, &mut staged))
+        .collect();
+    let in_order = || batch.iter().zip(&checked).filter(|(_, c)| c.is_ok());
+    match commit(conn, in_order().map(|(w, _)| w)) {
+        Ok(()) => {
+            for (id, next) in staged {
+                ends.insert(id.to_string(), next);
+            }
+            checked
+        }
+        // One bad row must not fail the others: write them one by one, each checked again
+        // against what is written by then.
+        Err(e) if in_order().count() > 1 => {
+            tracing::warn!(error = %e, "a group commit failed: writing its rows one by one");
+            batch
+                .iter()
+                .zip(checked)
+                .map(|(w, checked)| {
+                    checked?;
+                    let mut staged = HashMap::new();
+                    w.check_order(ends, &mut staged)?;
+                    commit(conn, std::iter::once(w)).map_err(|e| StoreError(e.to_string()))?;
+                    let next = staged[w.game_id()];
+                    ends.insert(w.game_id().to_string(), next);
+                    Ok(())
+                })
+                .collect()
+        }
+        Err(e) => checked
+            .into_iter()
+            .map(|c| c.and(Err(StoreError(e.to_string()))))
+            .collect(),
+    }
+}
+
+fn commit<'a>(
+    conn: &mut Connection,
+    writes: impl Iterator<Item = &'a Write>,
+) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
     {
         let mut game =
             tx.prepare_cached("INSERT INTO games (id, created_ms, request) VALUES (?1, ?2, ?3)")?;
         let mut entry =
             tx.prepare_cached("INSERT INTO entries (game_id, n, entry) VALUES (?1, ?2, ?3)")?;
-        for w in batch {
+        for w in writes {
             match w {
                 Write::Game {
                     id,
@@ -458,6 +611,117 @@ mod tests {
         assert_eq!(games.len(), 1);
         assert_eq!(games[0].request.seed, Some(7));
         assert_eq!(games[0].entries, vec![entry.clone(), entry]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn entries_out_of_order_are_refused_and_the_rest_of_the_batch_is_written() {
+        let (dir, path) = temp_db("order");
+        let (mut store, _) = Store::open(&path, false).unwrap();
+        let request = v1::CreateGameRequest::default();
+        let entry = Entry {
+            kind: Some(EntryKind::Leave(LeaveEntry { seat: 0 })),
+        };
+        store.create_game("a", 1, &request).await.unwrap();
+        store.create_game("b", 1, &request).await.unwrap();
+        // A game stored twice, an entry of a game never stored, a gap, a repeat: refused.
+        assert!(store.create_game("a", 1, &request).await.is_err());
+        let err = store.append("nowhere", 0, &entry).await.unwrap_err();
+        assert!(err.to_string().contains("not stored"), "{err}");
+        let err = store.append("a", 1, &entry).await.unwrap_err();
+        assert!(err.to_string().contains("out of order"), "{err}");
+        // Writes queued together are checked in their order: a's 0 and 1 and b's 0 pass, a's
+        // second 1 does not.
+        let (r0, r1, r2, r3) = tokio::join!(
+            store.append("a", 0, &entry),
+            store.append("a", 1, &entry),
+            store.append("b", 0, &entry),
+            store.append("a", 1, &entry),
+        );
+        let results = [r0.is_ok(), r1.is_ok(), r2.is_ok(), r3.is_ok()];
+        assert_eq!(results, [true, true, true, false]);
+        store.close();
+        let (_store, loaded) = Store::open(&path, false).unwrap();
+        assert!(loaded.damaged.is_empty());
+        let lens: Vec<(&str, usize)> = loaded
+            .games
+            .iter()
+            .map(|g| (g.id.as_str(), g.entries.len()))
+            .collect();
+        assert_eq!(lens, [("a", 2), ("b", 1)]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // A database of the first layout (entries keyed by game and number, no user_version) is
+    // brought to the current one on opening, its games and logs intact; a newer one is refused.
+    #[tokio::test]
+    async fn an_older_database_is_migrated_and_a_newer_one_refused() {
+        let (dir, path) = temp_db("migrate");
+        let entry = Entry {
+            kind: Some(EntryKind::Leave(LeaveEntry { seat: 3 })),
+        };
+        let request = v1::CreateGameRequest {
+            seed: Some(11),
+            ..Default::default()
+        };
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE games (
+                     id TEXT PRIMARY KEY,
+                     created_ms INTEGER NOT NULL,
+                     request BLOB NOT NULL
+                 );
+                 CREATE TABLE entries (
+                     game_id TEXT NOT NULL,
+                     n INTEGER NOT NULL,
+                     entry BLOB NOT NULL,
+                     PRIMARY KEY (game_id, n)
+                 ) WITHOUT ROWID;",
+            )
+            .unwrap();
+            for id in ["g2", "g1"] {
+                conn.execute(
+                    "INSERT INTO games (id, created_ms, request) VALUES (?1, 1, ?2)",
+                    params![id, request.encode_to_vec()],
+                )
+                .unwrap();
+            }
+            // Written out of order on purpose: the old table kept them sorted by its key.
+            for (id, n) in [("g1", 1), ("g2", 0), ("g1", 0), ("g1", 2)] {
+                conn.execute(
+                    "INSERT INTO entries (game_id, n, entry) VALUES (?1, ?2, ?3)",
+                    params![id, n, entry.encode_to_vec()],
+                )
+                .unwrap();
+            }
+        }
+        let (mut store, loaded) = Store::open(&path, false).unwrap();
+        assert!(loaded.damaged.is_empty(), "{:?}", loaded.damaged);
+        let lens: Vec<(&str, usize)> = loaded
+            .games
+            .iter()
+            .map(|g| (g.id.as_str(), g.entries.len()))
+            .collect();
+        assert_eq!(lens, [("g2", 1), ("g1", 3)]);
+        assert_eq!(loaded.games[1].request.seed, Some(11));
+        // The logs go on where they ended.
+        store.append("g1", 3, &entry).await.unwrap();
+        assert!(store.append("g2", 0, &entry).await.is_err());
+        store.close();
+        let version: i64 = Connection::open(&path)
+            .unwrap()
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        let (_store, loaded) = Store::open(&path, false).unwrap();
+        assert_eq!(loaded.games[1].entries.len(), 4);
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("PRAGMA user_version = 99;")
+            .unwrap();
+        let err = Store::open(&path, false).err().expect("a newer layout is refused");
+        assert!(err.to_string().contains("newer"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
