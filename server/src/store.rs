@@ -365,7 +365,11 @@ fn load(conn: &Connection, path: &Path) -> rusqlite::Result<Loaded> {
     let mut logs: HashMap<String, Vec<(i64, rusqlite::Result<Vec<u8>>)>> = HashMap::new();
     let mut stmt = conn.prepare("SELECT game_id, n, entry FROM entries ORDER BY rowid")?;
     let rows = stmt.query_map([], |r| {
-        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, Vec<u8>>(2)))
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, Vec<u8>>(2),
+        ))
     })?;
     for row in rows {
         let (game_id, n, entry) = row?;
@@ -720,7 +724,9 @@ mod tests {
             .unwrap()
             .execute_batch("PRAGMA user_version = 99;")
             .unwrap();
-        let err = Store::open(&path, false).err().expect("a newer layout is refused");
+        let err = Store::open(&path, false)
+            .err()
+            .expect("a newer layout is refused");
         assert!(err.to_string().contains("newer"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
