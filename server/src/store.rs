@@ -362,7 +362,7 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
 fn load(conn: &Connection, path: &Path) -> rusqlite::Result<Loaded> {
     let mut loaded = Loaded::default();
     // Every game's log in one scan, in the order written: a game's entries in their order.
-    let mut logs: HashMap<String, Vec<(i64, rusqlite::Result<Vec<u8>>)>> = HashMap::new();
+    let mut logs: HashMap<String, Vec<StoredEntry>> = HashMap::new();
     let mut stmt = conn.prepare("SELECT game_id, n, entry FROM entries ORDER BY rowid")?;
     let rows = stmt.query_map([], |r| {
         Ok((
@@ -408,10 +408,13 @@ fn load(conn: &Connection, path: &Path) -> rusqlite::Result<Loaded> {
     Ok(loaded)
 }
 
+/// An entry's number and bytes as read back (the bytes may be unreadable).
+type StoredEntry = (i64, rusqlite::Result<Vec<u8>>);
+
 /// One game's request and log (its stored entries in the order written), or what keeps them
 /// from being read whole.
 fn read_game(
-    entries: Vec<(i64, rusqlite::Result<Vec<u8>>)>,
+    entries: Vec<StoredEntry>,
     request: rusqlite::Result<Vec<u8>>,
 ) -> Result<(v1::CreateGameRequest, Vec<Entry>), String> {
     let request = request.map_err(|e| format!("its creating request cannot be read: {e}"))?;
