@@ -173,7 +173,7 @@ enum Write {
 /// The handle to storage; cheap to clone.
 #[derive(Clone)]
 pub struct Store {
-    tx: Option<mpsc::Sender<Write>>,
+    tx: Option<mpsc::Sender<ToWriter>>,
     thread: Arc<Mutex<Option<JoinHandle<()>>>>,
     faults: WriteFaults,
 }
@@ -195,10 +195,13 @@ impl Store {
     /// cannot be read back whole is listed among [`Loaded::damaged`] (and logged), not
     /// skipped silently; an unreadable database is an error naming the file.
     pub fn open(path: &Path, sync_full: bool) -> Result<(Store, Loaded), StoreError> {
-        let err = |e: rusqlite::Error| StoreError(format!("{}: {e}", path.display()));
+        let err = |e: rusqlite::Error| db_error(path, e);
         let conn = Connection::open(path).map_err(err)?;
+        // Exclusive: one server owns the database while it runs (a second one is refused),
+        // and SQLite then takes no file lock per transaction.
         conn.execute_batch(&format!(
-            "PRAGMA journal_mode = WAL;
+            "PRAGMA locking_mode = EXCLUSIVE;
+             PRAGMA journal_mode = WAL;
              PRAGMA synchronous = {};",
             if sync_full { "FULL" } else { "NORMAL" }
         ))
@@ -250,7 +253,7 @@ impl Store {
             return Ok(());
         };
         let (ack, done) = oneshot::channel();
-        tx.send(make(ack))
+        tx.send(ToWriter::Write(make(ack)))
             .map_err(|_| StoreError("the storage thread has stopped".into()))?;
         done.await
             .map_err(|_| StoreError("the storage thread has stopped".into()))?
@@ -285,16 +288,30 @@ impl Store {
         .await
     }
 
-    /// Stops the writer after everything queued is committed.
+    /// Closes the storage, for every clone of this store: what was queued before is
+    /// committed, the database is closed (and free for another server) when this returns, and
+    /// later writes fail.
     pub fn close(&mut self) {
-        self.tx = None;
+        if let Some(tx) = self.tx.take() {
+            let _ = tx.send(ToWriter::Close);
+        }
         if let Some(t) = self.thread.lock().expect("not poisoned").take() {
-            // Other clones may still hold senders; the thread ends when the last one goes.
-            if Arc::strong_count(&self.thread) == 1 {
-                let _ = t.join();
-            }
+            let _ = t.join();
         }
     }
+}
+
+/// An error of the database at `path`, said so that the operator knows what to do.
+fn db_error(path: &Path, e: rusqlite::Error) -> StoreError {
+    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) {
+        // The server holds its database in exclusive mode while it runs.
+        return StoreError(format!(
+            "{}: {e}: another process holds it (a database serves one canasta-server at a \
+             time): stop that server, or pass another --db",
+            path.display()
+        ));
+    }
+    StoreError(format!("{}: {e}", path.display()))
 }
 
 /// The layout of the database, kept in `PRAGMA user_version`.
@@ -308,7 +325,7 @@ const SCHEMA_VERSION: i64 = 2;
 
 /// Creates the tables, or brings an older database to [`SCHEMA_VERSION`].
 fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
-    let err = |e: rusqlite::Error| StoreError(format!("{}: {e}", path.display()));
+    let err = |e: rusqlite::Error| db_error(path, e);
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .map_err(err)?;
@@ -490,12 +507,27 @@ impl Write {
     }
 }
 
-fn writer(mut conn: Connection, rx: mpsc::Receiver<Write>, mut ends: LogEnds) {
-    while let Ok(first) = rx.recv() {
-        let mut batch = vec![first];
+/// What the writer thread is sent.
+enum ToWriter {
+    Write(Write),
+    /// Commit what came before, close the database and stop.
+    Close,
+}
+
+fn writer(mut conn: Connection, rx: mpsc::Receiver<ToWriter>, mut ends: LogEnds) {
+    let mut open = true;
+    while open {
+        let mut batch = match rx.recv() {
+            Ok(ToWriter::Write(w)) => vec![w],
+            Ok(ToWriter::Close) | Err(_) => break,
+        };
         while batch.len() < BATCH {
             match rx.try_recv() {
-                Ok(w) => batch.push(w),
+                Ok(ToWriter::Write(w)) => batch.push(w),
+                Ok(ToWriter::Close) => {
+                    open = false;
+                    break;
+                }
                 Err(_) => break,
             }
         }
@@ -721,8 +753,9 @@ mod tests {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
         assert_eq!(version, SCHEMA_VERSION);
-        let (_store, loaded) = Store::open(&path, false).unwrap();
+        let (mut store, loaded) = Store::open(&path, false).unwrap();
         assert_eq!(loaded.games[1].entries.len(), 4);
+        store.close();
         Connection::open(&path)
             .unwrap()
             .execute_batch("PRAGMA user_version = 99;")

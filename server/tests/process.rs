@@ -478,6 +478,38 @@ fn the_address_is_printed_only_once_the_database_is_open() {
     std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
+// A database serves one server at a time: a second server on it is refused with a message that
+// says another process holds it, and the first serves on.
+#[test]
+fn a_second_server_on_the_same_database_is_refused() {
+    let dir = temp_dir("second");
+    let db = dir.join("games.db");
+    let first = Server::spawn(&["--db", db_arg(&db)], &[]);
+    assert!(first.addr.is_some(), "the first server started");
+    let second = Server::spawn(&["--db", db_arg(&db)], &[]);
+    assert!(
+        second.addr.is_none(),
+        "the second server printed an address"
+    );
+    let exited = second.exit();
+    assert_eq!(exited.status.code(), Some(1), "stderr:\n{}", exited.stderr);
+    assert!(
+        exited.stderr.contains("another process holds it"),
+        "stderr:\n{}",
+        exited.stderr
+    );
+    let exited = first.terminate();
+    assert_eq!(exited.status.code(), Some(0), "stderr:\n{}", exited.stderr);
+    // Once the first has stopped, the database opens again.
+    let again = Server::spawn(&["--db", db_arg(&db)], &[]);
+    assert!(
+        again.addr.is_some(),
+        "the database opens after the first server stopped"
+    );
+    assert_eq!(again.terminate().status.code(), Some(0));
+    std::fs::remove_dir_all(&dir).expect("the directory is removed");
+}
+
 // CANASTA_MEMORY and CANASTA_SYNC_FULL take 1/0 (and true/false, yes/no): with
 // CANASTA_MEMORY=1 no database file is made, with =0 it is; a word that is no boolean is a
 // usage error (exit code 2) that names the variable's flag.
