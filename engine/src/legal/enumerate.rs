@@ -154,6 +154,13 @@ impl Slot {
 }
 
 /// The state of a search for concealed going-out splits.
+/// Search steps for the concealed going-outs of one position that need not all be listed
+/// (see [`Ctx::partitions`]): plenty for any hand of a normal deal, a bound for a huge one.
+const CONCEALED_BUDGET: u32 = 20_000;
+
+/// What a split handed on for checking costs of a search budget, in steps.
+const EMIT_COST: u32 = 16;
+
 struct Spread<'s, 'e> {
     slots: &'s [Slot],
     /// The twos to hand out, canonical suits first.
@@ -993,6 +1000,9 @@ impl<'a> Ctx<'a> {
     /// per discard, for players who lay a whole hand at once.
     /// Handed to `emit` until it returns false.
     fn push_concealed(&self, emit: &mut dyn FnMut(Action) -> bool) {
+        // One budget for every discard: a huge hand (a player who took pile after pile) has
+        // as many discards as kinds of cards, and each search may try many splits in vain.
+        let mut budget = CONCEALED_BUDGET;
         for discard in self.discards() {
             let mut rest = *self.hand;
             if let Some(d) = discard {
@@ -1003,7 +1013,8 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             let mut go_on = true;
-            self.partitions(&rest, below, &mut |specs| {
+            let every = below;
+            self.partitions(&rest, (!every).then_some(&mut budget), &mut |specs| {
                 let a = Action::GoOut {
                     melds: specs.iter().copied().collect(),
                     discard,
@@ -1023,12 +1034,12 @@ impl<'a> Ctx<'a> {
     /// Every split of `rest` into melds of the seat's own: all naturals of a rank go together
     /// (onto the seat's own group of that rank if it laid one this turn), black threes form one
     /// meld, and wild cards are spread over the groups in every valid way. `emit` returns false
-    /// to stop; unless `every` split is wanted, the search also stops after a bounded number of
-    /// steps.
+    /// to stop; with a `budget`, the search also stops once it has spent it (each step costs
+    /// one, each split handed to `emit` [`EMIT_COST`]), and the budget keeps what is left.
     fn partitions(
         &self,
         rest: &CardCounts,
-        every: bool,
+        budget: Option<&mut u32>,
         emit: &mut dyn FnMut(&[MeldSpec]) -> bool,
     ) {
         let own = |m: &Meld| m.creator == self.seat;
@@ -1116,12 +1127,15 @@ impl<'a> Ctx<'a> {
         let mut search = Spread {
             slots: &slots,
             twos: pick(rest, Rank::Two, rest.twos()),
-            budget: (!every).then_some(20_000),
+            budget: budget.as_deref().copied(),
             wanted,
             wilds: smallvec::smallvec![(0, 0); slots.len()],
             emit,
         };
         self.spread_wilds(&mut search, 0, rest.jokers(), rest.twos(), 0);
+        if let (Some(b), Some(left)) = (budget, search.budget) {
+            *b = left;
+        }
     }
 
     /// How many more wild cards a group of `rank` with `naturals` and `wilds` may take.
@@ -1149,6 +1163,10 @@ impl<'a> Ctx<'a> {
         }
         let Some(slot) = search.slots.get(i) else {
             return if jokers == 0 && twos == 0 && made >= search.wanted {
+                // A split handed on is checked whole: it costs more than a step.
+                if let Some(b) = &mut search.budget {
+                    *b = b.saturating_sub(EMIT_COST);
+                }
                 search.emit_current()
             } else {
                 true
