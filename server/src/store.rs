@@ -378,30 +378,25 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
 
 fn load(conn: &Connection, path: &Path) -> rusqlite::Result<Loaded> {
     let mut loaded = Loaded::default();
-    // Every game's log in one scan, in the order written: a game's entries in their order.
-    let mut logs: HashMap<String, Vec<StoredEntry>> = HashMap::new();
-    let mut stmt = conn.prepare("SELECT game_id, n, entry FROM entries ORDER BY rowid")?;
-    let rows = stmt.query_map([], |r| {
+    // Both tables' rows are a game id, a number and bytes; the bytes are read as they come, so
+    // that unreadable ones name their game.
+    let id_number_bytes = |r: &rusqlite::Row<'_>| {
         Ok((
             r.get::<_, String>(0)?,
             r.get::<_, i64>(1)?,
             r.get::<_, Vec<u8>>(2),
         ))
-    })?;
-    for row in rows {
+    };
+    // Every game's log in one scan, in the order written: a game's entries in their order.
+    let mut logs: HashMap<String, Vec<StoredEntry>> = HashMap::new();
+    let mut stmt = conn.prepare("SELECT game_id, n, entry FROM entries ORDER BY rowid")?;
+    for row in stmt.query_map([], id_number_bytes)? {
         let (game_id, n, entry) = row?;
         logs.entry(game_id).or_default().push((n, entry));
     }
     // rowid is the order of creation; created_ms alone is not (many games share a millisecond).
     let mut stmt = conn.prepare("SELECT id, created_ms, request FROM games ORDER BY rowid")?;
-    let rows = stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, i64>(1)?,
-            r.get::<_, Vec<u8>>(2),
-        ))
-    })?;
-    for row in rows {
+    for row in stmt.query_map([], id_number_bytes)? {
         let (id, created_ms, request) = row?;
         match read_game(logs.remove(&id).unwrap_or_default(), request) {
             Ok((request, log)) => loaded.games.push(StoredGame {
