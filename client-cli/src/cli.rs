@@ -242,11 +242,11 @@ pub struct LoadtestArgs {
     /// Start the in-process server with in-memory storage instead of a SQLite file.
     #[arg(long, conflicts_with = "server")]
     pub memory: bool,
-    /// Games played at once.
-    #[arg(long, default_value_t = 64)]
+    /// Games played at once (1 to 1024).
+    #[arg(long, default_value_t = 64, value_parser = loadtest_games)]
     pub games: usize,
-    /// How long to play: e.g. 10s, 500ms, 2m.
-    #[arg(long, default_value = "10s", value_parser = duration)]
+    /// How long to play: e.g. 10s, 500ms, 2m (at most an hour).
+    #[arg(long, default_value = "10s", value_parser = loadtest_duration)]
     pub duration: String,
     /// HTTP/2 connections the seats share (each seat keeps its own watch stream and calls);
     /// 0 gives every seat a connection of its own.
@@ -337,8 +337,27 @@ fn rule_option(text: &str) -> Result<String, String> {
 }
 
 /// A duration as `loadtest` reads it.
-fn duration(text: &str) -> Result<String, String> {
-    crate::loadtest::parse_duration(text).map(|_| text.to_string())
+/// How many games a load test plays at once.
+fn loadtest_games(text: &str) -> Result<usize, String> {
+    let max = crate::loadtest::MAX_GAMES;
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "{text:?} is out of range: run 1 to {max} games at once"
+        )),
+    }
+}
+
+/// How long a load test runs.
+fn loadtest_duration(text: &str) -> Result<String, String> {
+    let max = crate::loadtest::MAX_DURATION;
+    match crate::loadtest::parse_duration(text)? {
+        d if d > max => Err(format!(
+            "{text:?} is too long: at most {} seconds",
+            max.as_secs()
+        )),
+        _ => Ok(text.to_string()),
+    }
 }
 
 impl RuleArgs {
