@@ -36,9 +36,10 @@ use canasta_proto::v1::watch_game_response::Kind as Msg;
 use tokio::sync::watch;
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
-use tonic::{Code, Request, Status};
+use tonic::{Code, Status};
 
-type Client = CanastaServiceClient<Channel>;
+mod common;
+use common::{Client, authed, started_game, temp_dir};
 
 /// Longest wait for any one answer: a request to a killed server fails at once, so only a
 /// server that hangs reaches it.
@@ -140,15 +141,6 @@ fn server_gone(status: &Status) -> bool {
         "STORAGE_FAILED" | "SHUTTING_DOWN" => true,
         _ => false,
     }
-}
-
-fn authed<T>(message: T, token: &str) -> Request<T> {
-    let mut r = Request::new(message);
-    r.metadata_mut().insert(
-        "authorization",
-        format!("Bearer {token}").parse().expect("ascii"),
-    );
-    r
 }
 
 /// Calls `f` on a client of the current server until the server answers (an answer or a
@@ -403,45 +395,11 @@ fn env_number(name: &str, default: u64) -> u64 {
 
 /// Creates a game and takes every seat (the server is up and is not killed meanwhile).
 async fn new_game(client: &mut Client, players: u32, seed: u64) -> (String, Vec<String>) {
-    let game = client
-        .create_game(v1::CreateGameRequest {
-            rules: Some(v1::RuleSet {
-                preset: v1::Preset::Official as i32,
-                player_count: players,
-                options: [("target_score".to_string(), "150".to_string())].into(),
-            }),
-            seed: Some(seed),
-            ..Default::default()
-        })
-        .await
-        .expect("a game")
-        .into_inner()
-        .game
-        .expect("a summary");
-    let mut tokens = Vec::new();
-    for seat in 0..players {
-        let joined = client
-            .join_game(v1::JoinGameRequest {
-                game_id: game.game_id.clone(),
-                seat: Some(seat),
-                display_name: format!("player {seat}"),
-            })
-            .await
-            .expect("a free seat")
-            .into_inner();
-        tokens.push(joined.token);
-    }
-    (game.game_id, tokens)
+    started_game(client, players, &[("target_score", "150")], seed).await
 }
 
 fn temp_db(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "canasta-{name}-{}-{}",
-        std::process::id(),
-        rand::random::<u32>()
-    ));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    dir.join("games.db")
+    temp_dir(name).join("games.db")
 }
 
 type Task = tokio::task::JoinHandle<(Vec<Ack>, usize)>;

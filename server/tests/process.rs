@@ -18,7 +18,8 @@ use canasta_proto::v1::watch_game_response::Kind as Msg;
 use tonic::transport::Channel;
 use tonic::{Request, Status, Streaming};
 
-type Client = CanastaServiceClient<Channel>;
+mod common;
+use common::{Client, authed, started_game};
 
 /// A `canasta-server` process and what it wrote.
 struct Server {
@@ -140,13 +141,7 @@ impl Drop for Server {
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "canasta-process-{name}-{}-{}",
-        std::process::id(),
-        rand::random::<u32>()
-    ));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    dir
+    common::temp_dir(&format!("process-{name}"))
 }
 
 fn db_arg(db: &Path) -> &str {
@@ -162,46 +157,9 @@ async fn connect(addr: SocketAddr) -> Client {
     CanastaServiceClient::new(channel)
 }
 
-fn authed<T>(message: T, token: &str) -> Request<T> {
-    let mut r = Request::new(message);
-    r.metadata_mut().insert(
-        "authorization",
-        format!("Bearer {token}").parse().expect("ascii"),
-    );
-    r
-}
-
 /// A started two-player game: its id and the seat tokens.
 async fn started(client: &mut Client, seed: u64) -> (String, Vec<String>) {
-    let game = client
-        .create_game(v1::CreateGameRequest {
-            rules: Some(v1::RuleSet {
-                preset: v1::Preset::Official as i32,
-                player_count: 2,
-                options: Default::default(),
-            }),
-            seed: Some(seed),
-            ..Default::default()
-        })
-        .await
-        .expect("a game")
-        .into_inner()
-        .game
-        .expect("a summary");
-    let mut tokens = Vec::new();
-    for seat in 0..2 {
-        let joined = client
-            .join_game(v1::JoinGameRequest {
-                game_id: game.game_id.clone(),
-                seat: Some(seat),
-                display_name: format!("p{seat}"),
-            })
-            .await
-            .expect("a seat")
-            .into_inner();
-        tokens.push(joined.token);
-    }
-    (game.game_id, tokens)
+    started_game(client, 2, &[], seed).await
 }
 
 async fn watch(
