@@ -82,8 +82,8 @@ pub struct PromptItem {
     pub actions: Vec<v1::Action>,
     /// True if `actions` was cut at that number.
     pub actions_truncated: bool,
-    /// The seat's view.
-    pub view: v1::GameView,
+    /// The seat's view, built only while one of the seat's streams asked for it.
+    pub view: Option<v1::GameView>,
 }
 
 impl PromptItem {
@@ -95,7 +95,7 @@ impl PromptItem {
             l.actions_truncated = self.actions_truncated;
         }
         if include_view {
-            prompt.view = Some(self.view.clone());
+            prompt.view = self.view.clone();
         }
         prompt
     }
@@ -107,6 +107,8 @@ impl PromptItem {
 pub struct Watchers {
     spectators: AtomicUsize,
     by_seat: [AtomicUsize; 6],
+    /// Each seat's streams that asked for its view in prompts.
+    views_by_seat: [AtomicUsize; 6],
 }
 
 /// Held by a watch stream; un-counts it when the stream ends.
@@ -114,13 +116,22 @@ pub struct Watchers {
 pub struct WatchGuard {
     watchers: Arc<Watchers>,
     seat: Option<usize>,
+    /// The stream asked for the seat's view in prompts.
+    view: bool,
 }
 
 impl Drop for WatchGuard {
     fn drop(&mut self) {
         match self.seat {
-            Some(s) => self.watchers.by_seat[s].fetch_sub(1, Ordering::Relaxed),
-            None => self.watchers.spectators.fetch_sub(1, Ordering::Relaxed),
+            Some(s) => {
+                self.watchers.by_seat[s].fetch_sub(1, Ordering::Relaxed);
+                if self.view {
+                    self.watchers.views_by_seat[s].fetch_sub(1, Ordering::Relaxed);
+                }
+            }
+            None => {
+                self.watchers.spectators.fetch_sub(1, Ordering::Relaxed);
+            }
         };
     }
 }
@@ -201,6 +212,8 @@ pub enum Command {
         token: Option<Token>,
         /// Send the events after this seq.
         after_seq: u64,
+        /// Prompts carry the seat's view.
+        include_view: bool,
         /// The answer.
         reply: Reply<Subscription>,
     },
@@ -476,9 +489,10 @@ impl Actor {
             Command::Subscribe {
                 token,
                 after_seq,
+                include_view,
                 reply,
             } => {
-                let _ = reply.send(self.subscribe(token.as_ref(), after_seq));
+                let _ = reply.send(self.subscribe(token.as_ref(), after_seq, include_view));
             }
             Command::Scores { reply } => {
                 let _ = reply.send(Ok(v1::GetScoresResponse {
@@ -999,7 +1013,10 @@ impl Actor {
             },
             actions,
             actions_truncated,
-            view: self.wire_view(Viewer::Seat(seat)),
+            // Building and converting a view costs more than the rest of a prompt: only for
+            // streams that asked for it.
+            view: (self.watchers.views_by_seat[seat.index()].load(Ordering::Relaxed) > 0)
+                .then(|| self.wire_view(Viewer::Seat(seat))),
         }))
     }
 
@@ -1024,6 +1041,7 @@ impl Actor {
         &mut self,
         token: Option<&Token>,
         after_seq: u64,
+        include_view: bool,
     ) -> Result<Subscription, ApiError> {
         let viewer = self.viewer(token)?;
         // Spectators have a limit per game; a seat's own streams are limited per token (by the
@@ -1051,6 +1069,9 @@ impl Actor {
         let seat = match viewer {
             Viewer::Seat(s) => {
                 self.watchers.by_seat[s.index()].fetch_add(1, Ordering::Relaxed);
+                if include_view {
+                    self.watchers.views_by_seat[s.index()].fetch_add(1, Ordering::Relaxed);
+                }
                 Some(s.index())
             }
             _ => {
@@ -1061,6 +1082,7 @@ impl Actor {
         let guard = WatchGuard {
             watchers: self.watchers.clone(),
             seat,
+            view: include_view && seat.is_some(),
         };
         Ok(Subscription {
             viewer,

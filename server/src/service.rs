@@ -309,6 +309,7 @@ impl CanastaService for Service {
             .ask(|reply| Command::Subscribe {
                 token,
                 after_seq: r.after_seq,
+                include_view: r.include_view,
                 reply,
             })
             .await
