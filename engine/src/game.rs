@@ -19,6 +19,7 @@ use crate::rules::StopRule;
 use crate::rules::{RuleSpec, Rules, RulesError};
 use crate::score::{DealEnd, DealFacts, DealScore, score_deal};
 use crate::table::{Chairs, MAX_SEATS, Seat, Side, Table};
+use crate::view::CacheStamp;
 
 /// What the game waits for.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
@@ -176,6 +177,11 @@ pub(crate) struct Deal {
     pub penalties: [i32; MAX_SEATS],
     /// Per side, the initial-meld minimum of this deal (R-INIT-1).
     pub minimums: [u32; MAX_SEATS],
+    /// Per seat, its partner in this deal (as `Table::partner` says), looked up once per deal:
+    /// every check asks for it.
+    pub partners: [Option<Seat>; MAX_SEATS],
+    /// Per side, the stamp of its melds: fresh whenever they change.
+    pub meld_stamps: [CacheStamp; MAX_SEATS],
 }
 
 /// A game in progress: the referee's complete state.
@@ -189,6 +195,10 @@ pub struct Game {
     deal_no: u32,
     scores: [i32; MAX_SEATS],
     history: Vec<DealScore>,
+    /// The stamp of `history`: fresh whenever a deal ends.
+    history_stamp: CacheStamp,
+    /// The stamp of `rules`, which never change: fresh for each new game.
+    rules_stamp: CacheStamp,
     winner: Option<Side>,
     phase: Phase,
     pub(crate) d: Deal,
@@ -261,7 +271,11 @@ impl Game {
                 turn_flags: TurnFlags::default(),
                 penalties: [0; MAX_SEATS],
                 minimums: [0; MAX_SEATS],
+                partners: [None; MAX_SEATS],
+                meld_stamps: [CacheStamp::default(); MAX_SEATS],
             },
+            history_stamp: CacheStamp::fresh(),
+            rules_stamp: CacheStamp::fresh(),
         };
         let mut events = Vec::new();
         game.start_deal(&mut events);
@@ -312,19 +326,21 @@ impl Game {
         let seat = self.turn_seat();
         match self.phase {
             Phase::Over => None,
-            Phase::Answer => self.table.partner(&self.d.chairs, seat),
+            Phase::Answer => self.d.partners[seat.index()],
             Phase::Draw | Phase::Play => Some(seat),
         }
     }
 
     /// The seat whose turn it is (during an answer, the asker).
     pub fn turn_seat(&self) -> Seat {
-        self.d.chairs.seat(self.d.turn as usize)
+        // Indexed, not wrapped: `turn` is always a chair, and this is asked several times per
+        // action (a division would cost more than the rest).
+        self.d.chairs.seats()[self.d.turn as usize]
     }
 
     /// The dealer of the current deal.
     pub fn dealer(&self) -> Seat {
-        self.d.chairs.seat(self.d.dealer as usize)
+        self.d.chairs.seats()[self.d.dealer as usize]
     }
 
     /// The seats playing the current deal, in playing order.
@@ -407,6 +423,18 @@ impl Game {
         &self.history
     }
 
+    pub(crate) fn rules_stamp(&self) -> CacheStamp {
+        self.rules_stamp
+    }
+
+    pub(crate) fn history_stamp(&self) -> CacheStamp {
+        self.history_stamp
+    }
+
+    pub(crate) fn melds_stamp(&self, side: Side) -> CacheStamp {
+        self.d.meld_stamps[side.index()]
+    }
+
     /// The winning side once the match is over.
     pub fn winner(&self) -> Option<Side> {
         self.winner
@@ -449,7 +477,7 @@ impl Game {
             pile_frozen: d.pile_frozen,
             pile_blocked: d.pile_blocked,
             stock_len: d.stock.len(),
-            partner: self.table.partner(&d.chairs, self.turn_seat()),
+            partner: d.partners[self.turn_seat().index()],
             melded_before: d.melded_before[seat.index()],
             turn: d.turn_flags,
         })
@@ -583,6 +611,7 @@ impl Game {
     fn lay(&mut self, seat: Seat, specs: &[MeldSpec]) -> PlacedList {
         let side = self.table.side_of(seat).index();
         let mut placed = PlacedList::new();
+        self.d.meld_stamps[side] = CacheStamp::fresh();
         for spec in specs {
             self.d.hands[seat.index()].remove_all(&spec.cards);
             let melds = &mut self.d.melds[side];
@@ -808,12 +837,16 @@ impl Game {
         };
         let d = &mut self.d;
         d.chairs = chairs;
+        for seat in self.table.seats() {
+            d.partners[seat.index()] = self.table.partner(&d.chairs, seat);
+        }
         d.dealer = ((self.first_dealer as u32 + self.deal_no) % n as u32) as u8;
         d.turn = ((d.dealer as usize + 1) % n) as u8;
         d.hands = [CardCounts::new(); MAX_SEATS];
         d.red_threes = [CardCounts::new(); MAX_SEATS];
-        for m in d.melds.iter_mut() {
+        for (m, stamp) in d.melds.iter_mut().zip(&mut d.meld_stamps) {
             m.clear();
+            *stamp = CacheStamp::fresh();
         }
         d.side_melded = [false; MAX_SEATS];
         d.had_turn = [false; MAX_SEATS];
@@ -916,6 +949,7 @@ impl Game {
         self.scores = scores;
         let hands = self.d.hands[..self.table.players() as usize].to_vec();
         self.history.push(score.clone());
+        self.history_stamp = CacheStamp::fresh();
         ev.push(Event::DealEnded(Box::new(DealFinish { score, hands })));
         if let Some(winner) = self.match_winner() {
             self.winner = Some(winner);

@@ -77,6 +77,8 @@ pub struct SideView {
     pub score: i32,
     /// Points lost to penalties this deal.
     pub penalties: i32,
+    /// The game's stamp of the melds copied here (see [`CacheStamp`]).
+    pub(crate) melds_stamp: CacheStamp,
 }
 
 /// A game as one viewer may see it.
@@ -120,6 +122,48 @@ pub struct View {
     pub deals_played: u32,
     /// The winner once the match is over.
     pub winner: Option<Side>,
+    /// The game's stamp of the history `last_deal` was copied from (see [`CacheStamp`]).
+    pub(crate) history_stamp: CacheStamp,
+    /// The stamp of the game `rules` were copied from (see [`CacheStamp`]).
+    pub(crate) rules_stamp: CacheStamp,
+}
+
+/// A number naming one state of a part of a game (a side's melds, the list of finished deals)
+/// that no other state of any game has had: a game takes a fresh one each time that part
+/// changes, and a clone keeps it along with the equal part. [`Game::view_into`] keeps the
+/// stamp of what it copied into a view, so a refresh skips copying what did not change.
+///
+/// Not part of a view's value: two stamps are always equal, so views compare by their content.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct CacheStamp(u64);
+
+impl CacheStamp {
+    /// A stamp no state has had yet (never the default, which names nothing copied).
+    pub(crate) fn fresh() -> CacheStamp {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        // Relaxed: only uniqueness matters, which every atomic increment gives.
+        CacheStamp(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// True if both name the same state (the default names none, not even its own).
+    fn names(self, other: CacheStamp) -> bool {
+        self.0 != 0 && self.0 == other.0
+    }
+}
+
+impl PartialEq for CacheStamp {
+    fn eq(&self, _: &CacheStamp) -> bool {
+        true
+    }
+}
+
+impl Eq for CacheStamp {}
+
+impl std::fmt::Debug for CacheStamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("_")
+    }
 }
 
 impl Game {
@@ -145,6 +189,8 @@ impl Game {
             last_deal: None,
             deals_played: 0,
             winner: None,
+            history_stamp: CacheStamp::default(),
+            rules_stamp: CacheStamp::default(),
         };
         self.view_into(viewer, &mut v);
         v
@@ -154,7 +200,12 @@ impl Game {
     /// a loop without allocating. Works on a view of any game: every field is replaced.
     pub fn view_into(&self, viewer: Viewer, out: &mut View) {
         let table = self.table();
-        out.rules = *self.rules();
+        // The rules never change during a game: copied once per game (they are big).
+        let stamp = self.rules_stamp();
+        if !out.rules_stamp.names(stamp) {
+            out.rules = *self.rules();
+            out.rules_stamp = stamp;
+        }
         out.viewer = viewer;
         out.deal = self.deal_number();
         out.phase = self.phase();
@@ -212,8 +263,13 @@ impl Game {
                     sv.side = side;
                     sv.members = table.members(side).collect();
                 }
-                sv.melds.clear();
-                sv.melds.extend_from_slice(melds);
+                // Copied only if they changed since the last refresh from this game (or a clone).
+                let stamp = self.melds_stamp(side);
+                if !sv.melds_stamp.names(stamp) {
+                    sv.melds.clear();
+                    sv.melds.extend_from_slice(melds);
+                    sv.melds_stamp = stamp;
+                }
                 sv.melded = self.side_melded(side);
                 sv.minimum = self.minimum(side);
                 sv.score = self.scores()[s as usize];
@@ -230,6 +286,7 @@ impl Game {
                         minimum: 0,
                         score: 0,
                         penalties: 0,
+                        melds_stamp: CacheStamp::default(),
                     };
                     fill(&mut sv);
                     out.sides.push(sv);
@@ -249,9 +306,11 @@ impl Game {
             out.stock = None;
         }
         out.turn = self.turn_flags();
-        // Compared whole: a view of another game may hold a report of the same deal number.
-        if out.last_deal.as_ref() != self.history().last() {
+        // By stamp: a view of another game may hold a report of the same deal number.
+        let stamp = self.history_stamp();
+        if !out.history_stamp.names(stamp) {
             out.last_deal = self.history().last().cloned();
+            out.history_stamp = stamp;
         }
         out.deals_played = self.history().len() as u32;
         out.winner = self.winner();

@@ -393,6 +393,45 @@ fn thousands_of_games_keep_every_invariant() {
     });
 }
 
+/// A view refreshed in place ([`Game::view_into`], which skips copying what it knows did not
+/// change) equals a fresh one: refreshed from the same game move after move, from another game,
+/// and from a clone that went its own way, for every viewer. Whole matches of greedy bots (melds
+/// change and deals end) against random ones, over every layout.
+#[test]
+fn views_refreshed_in_place_equal_fresh_ones() {
+    for (i, spec) in layouts().into_iter().enumerate() {
+        let name = name(&spec);
+        let mut a = Game::new(&Setup::seeded(spec.clone(), i as u64)).expect("a valid layout");
+        let mut b = Game::new(&Setup::seeded(spec.clone(), i as u64 + 1)).expect("a valid layout");
+        let players = a.table().players();
+        let mut greedy: Vec<GreedyBot> = (0..players).map(|_| GreedyBot::new()).collect();
+        let mut random = RandomBot::new(i as u64);
+        let mut reused: Vec<View> = viewers(&a).iter().map(|&v| b.view(v)).collect();
+        let mut forked = false;
+        for step in 0..3_000 {
+            // Half way, `b` becomes a clone of `a`, then both play on differently.
+            if step == 1_500 && !forked {
+                b = a.clone();
+                forked = true;
+            }
+            for game in [&a, &b] {
+                for (view, viewer) in reused.iter_mut().zip(viewers(game)) {
+                    game.view_into(viewer, view);
+                    assert_eq!(*view, game.view(viewer), "{name}, step {step}, {viewer:?}");
+                }
+            }
+            let (Some(sa), Some(sb)) = (a.to_act(), b.to_act()) else {
+                break;
+            };
+            let view = a.view(Viewer::Seat(sa));
+            let action = greedy[sa.index()].choose(&view, &view.legal().expect("own choices"));
+            a.apply(sa, &action).expect("greedy plays legal actions");
+            let action = random.pick(&b.legal().expect("a seat to act"));
+            b.apply(sb, &action).expect("random plays legal actions");
+        }
+    }
+}
+
 /// Random games per run of the proptest below: 64, or `PROPTEST_CASES`.
 fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")

@@ -275,70 +275,73 @@ impl GreedyBot {
 
     fn draw_phase(&mut self, pos: &Pos<'_>, legal: &LegalChoices<'_>) -> Option<Action> {
         let view = pos.view;
-        let hand = &pos.hand;
         if let Some(&top) = view.pile.last()
             && !view.pile_blocked
             && top.is_natural()
         {
             let r = top.rank();
-            let frozen = view.pile_frozen || !pos.mine.melded;
-            let mut tries: SmallVec<[Action; 3]> = SmallVec::new();
-            let take_pile = |target, cards, melds: MeldBatch| Action::TakePile {
-                top: TopMeld { target, cards },
-                melds,
-            };
-            if !pos.mine.melded {
-                if hand.rank_count(r) >= 2 {
-                    let pair = take(hand, r, 2);
-                    let mut rest = *hand;
-                    rest.remove_all(&pair);
-                    let value = pair.value() + top.value();
-                    if let Some(extra) = Self::initial_melds(pos, &rest, Some(r), value) {
-                        tries.push(take_pile(MeldTarget::New, pair, extra));
-                    }
-                }
-            } else {
-                if let Some(id) = pos.group_of(r) {
-                    let cards = if frozen {
-                        take(hand, r, 2)
-                    } else {
-                        CardCounts::new()
-                    };
-                    tries.push(take_pile(
-                        MeldTarget::Existing(id as u8),
-                        cards,
-                        MeldBatch::new(),
-                    ));
-                }
-                if hand.rank_count(r) >= 2 {
-                    tries.push(take_pile(
-                        MeldTarget::New,
-                        take(hand, r, 2),
-                        MeldBatch::new(),
-                    ));
-                }
-                if !frozen
-                    && view.pile.len() >= 5
-                    && hand.rank_count(r) == 1
-                    && let Some(w) = a_wild(hand)
-                {
-                    let mut cards = take(hand, r, 1);
-                    cards.add(w);
-                    tries.push(take_pile(MeldTarget::New, cards, MeldBatch::new()));
-                }
-            }
             // A pile of one or two cards is not worth a pair from the hand.
             let worth = view.pile.len() >= 3 || pos.group_of(r).is_some();
-            if worth || view.stock_len == 0 {
-                for a in tries {
-                    if legal.check(&a).is_ok() {
-                        return Some(a);
-                    }
-                }
+            if (worth || view.stock_len == 0)
+                && let Some(take) = Self::take_pile(pos, legal, top)
+            {
+                return Some(take);
             }
         }
         // Drawing is legal whenever the stock has cards.
         (view.stock_len > 0).then_some(Action::DrawStock)
+    }
+
+    /// The first legal way to take the pile the bot likes, in its order of preference.
+    fn take_pile(pos: &Pos<'_>, legal: &LegalChoices<'_>, top: Card) -> Option<Action> {
+        let view = pos.view;
+        let hand = &pos.hand;
+        let r = top.rank();
+        let frozen = view.pile_frozen || !pos.mine.melded;
+        // Each way is built and checked only if the ways before it failed.
+        let legal_take = |target, cards, melds: MeldBatch| {
+            let a = Action::TakePile {
+                top: TopMeld { target, cards },
+                melds,
+            };
+            legal.check(&a).is_ok().then_some(a)
+        };
+        if !pos.mine.melded {
+            if hand.rank_count(r) >= 2 {
+                let pair = take(hand, r, 2);
+                let mut rest = *hand;
+                rest.remove_all(&pair);
+                let value = pair.value() + top.value();
+                let extra = Self::initial_melds(pos, &rest, Some(r), value)?;
+                return legal_take(MeldTarget::New, pair, extra);
+            }
+            return None;
+        }
+        if let Some(id) = pos.group_of(r) {
+            let cards = if frozen {
+                take(hand, r, 2)
+            } else {
+                CardCounts::new()
+            };
+            if let Some(a) = legal_take(MeldTarget::Existing(id as u8), cards, MeldBatch::new()) {
+                return Some(a);
+            }
+        }
+        if hand.rank_count(r) >= 2
+            && let Some(a) = legal_take(MeldTarget::New, take(hand, r, 2), MeldBatch::new())
+        {
+            return Some(a);
+        }
+        if !frozen
+            && view.pile.len() >= 5
+            && hand.rank_count(r) == 1
+            && let Some(w) = a_wild(hand)
+        {
+            let mut cards = take(hand, r, 1);
+            cards.add(w);
+            return legal_take(MeldTarget::New, cards, MeldBatch::new());
+        }
+        None
     }
 
     fn play_phase(&mut self, pos: &Pos<'_>, legal: &LegalChoices<'_>) -> Option<Action> {
@@ -446,8 +449,10 @@ impl GreedyBot {
         // The hand's cards by rank, and the natural cards of each rank in sight: the hand, the
         // pile, every meld. The rest are in other hands or the stock.
         let mut held = [0u8; 14];
+        let mut held_ranks = 0u32;
         for r in Rank::ALL {
             held[r as usize] = hand.rank_count(r);
+            held_ranks |= ((held[r as usize] > 0) as u32) << r as u32;
         }
         let mut seen = held;
         for c in &view.pile {
@@ -526,18 +531,17 @@ impl GreedyBot {
             let pair = (held[i] >= 2) as u32;
             keep << 20 | danger << 16 | pair << 8 | (100 - r.value())
         };
-        // The first card (in card order: rank by rank) of the lowest risk.
-        let mut best: Option<(u32, Rank)> = None;
-        for r in Rank::ALL {
-            if held[r as usize] == 0 {
-                continue;
-            }
-            let k = risk(r);
-            if best.is_none_or(|(b, _)| k < b) {
-                best = Some((k, r));
-            }
+        // The first card (in card order: rank by rank) of the lowest risk: the risk and the
+        // rank packed in one key, so the least key is the choice; only the ranks held are
+        // visited (few branches for the processor to guess).
+        let mut best = u32::MAX;
+        let mut ranks = held_ranks;
+        while ranks != 0 {
+            let i = ranks.trailing_zeros();
+            ranks &= ranks - 1;
+            best = best.min(risk(Rank::ALL[i as usize]) << 4 | i);
         }
-        let (_, rank) = best?;
+        let rank = *Rank::ALL.get((best & 0xf) as usize)?;
         let card = if rank == Rank::Three {
             [Suit::Clubs, Suit::Spades]
                 .into_iter()
