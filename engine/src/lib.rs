@@ -70,7 +70,7 @@ pub use meld::{CanastaKind, Meld, MeldId, MeldKind};
 pub use rules::{Preset, RuleSpec, Rules, RulesError};
 pub use score::{DealEnd, DealScore, SideScore};
 pub use table::{Seat, Side};
-pub use view::{View, Viewer, redact};
+pub use view::{View, ViewCache, Viewer, redact};
 
 /// The README's example, compiled and run as a doc test so it stays true.
 #[doc = include_str!("../../README.md")]

@@ -15,7 +15,7 @@ use crate::legal::{Ctx, LegalChoices, TurnFlags};
 use crate::meld::Meld;
 use crate::rules::Rules;
 use crate::score::DealScore;
-use crate::table::{Seat, Side};
+use crate::table::{MAX_SEATS, Seat, Side};
 
 /// Who is looking.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -77,8 +77,6 @@ pub struct SideView {
     pub score: i32,
     /// Points lost to penalties this deal.
     pub penalties: i32,
-    /// The game's stamp of the melds copied here (see [`CacheStamp`]).
-    pub(crate) melds_stamp: CacheStamp,
 }
 
 /// A game as one viewer may see it.
@@ -122,19 +120,39 @@ pub struct View {
     pub deals_played: u32,
     /// The winner once the match is over.
     pub winner: Option<Side>,
-    /// The game's stamp of the history `last_deal` was copied from (see [`CacheStamp`]).
-    pub(crate) history_stamp: CacheStamp,
-    /// The stamp of the game `rules` were copied from (see [`CacheStamp`]).
-    pub(crate) rules_stamp: CacheStamp,
+    /// What [`Game::view_into`] last copied here, so that the next refresh skips what did not
+    /// change. A view built or changed by other means must hold [`ViewCache::default`].
+    pub cache: ViewCache,
+}
+
+/// The parts of a game a view was last refreshed from (see [`View::cache`]). Not part of the
+/// view's value: caches always compare equal, so views compare by their content.
+#[derive(Clone, Copy, Default)]
+pub struct ViewCache {
+    rules: CacheStamp,
+    history: CacheStamp,
+    melds: [CacheStamp; MAX_SEATS],
+}
+
+impl PartialEq for ViewCache {
+    fn eq(&self, _: &ViewCache) -> bool {
+        true
+    }
+}
+
+impl Eq for ViewCache {}
+
+impl std::fmt::Debug for ViewCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ViewCache")
+    }
 }
 
 /// A number naming one state of a part of a game (a side's melds, the list of finished deals)
 /// that no other state of any game has had: a game takes a fresh one each time that part
 /// changes, and a clone keeps it along with the equal part. [`Game::view_into`] keeps the
 /// stamp of what it copied into a view, so a refresh skips copying what did not change.
-///
-/// Not part of a view's value: two stamps are always equal, so views compare by their content.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
 pub(crate) struct CacheStamp(u64);
 
 impl CacheStamp {
@@ -149,20 +167,6 @@ impl CacheStamp {
     /// True if both name the same state (the default names none, not even its own).
     fn names(self, other: CacheStamp) -> bool {
         self.0 != 0 && self.0 == other.0
-    }
-}
-
-impl PartialEq for CacheStamp {
-    fn eq(&self, _: &CacheStamp) -> bool {
-        true
-    }
-}
-
-impl Eq for CacheStamp {}
-
-impl std::fmt::Debug for CacheStamp {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("_")
     }
 }
 
@@ -189,22 +193,24 @@ impl Game {
             last_deal: None,
             deals_played: 0,
             winner: None,
-            history_stamp: CacheStamp::default(),
-            rules_stamp: CacheStamp::default(),
+            cache: ViewCache::default(),
         };
         self.view_into(viewer, &mut v);
         v
     }
 
     /// Refreshes `out` as the view of `viewer`, reusing its buffers: the way to build views in
-    /// a loop without allocating. Works on a view of any game: every field is replaced.
+    /// a loop without allocating. Works on a view of any game: every field is replaced, except
+    /// that what `out.cache` says was copied from this game's current state (its rules, a
+    /// side's melds, the last deal's report) is left as it is. A view whose fields were changed
+    /// by hand must have its cache reset (`ViewCache::default()`) first.
     pub fn view_into(&self, viewer: Viewer, out: &mut View) {
         let table = self.table();
         // The rules never change during a game: copied once per game (they are big).
         let stamp = self.rules_stamp();
-        if !out.rules_stamp.names(stamp) {
+        if !out.cache.rules.names(stamp) {
             out.rules = *self.rules();
-            out.rules_stamp = stamp;
+            out.cache.rules = stamp;
         }
         out.viewer = viewer;
         out.deal = self.deal_number();
@@ -258,17 +264,22 @@ impl Game {
         for s in 0..table.sides() {
             let side = Side(s);
             let melds = self.melds(side);
-            let fill = |sv: &mut SideView| {
+            let copied = &mut out.cache.melds[s as usize];
+            if out.sides.len() <= s as usize {
+                // A side view about to be made afresh holds no melds yet.
+                *copied = CacheStamp::default();
+            }
+            let mut fill = |sv: &mut SideView| {
                 if seating_changed || sv.side != side {
                     sv.side = side;
                     sv.members = table.members(side).collect();
                 }
                 // Copied only if they changed since the last refresh from this game (or a clone).
                 let stamp = self.melds_stamp(side);
-                if !sv.melds_stamp.names(stamp) {
+                if !copied.names(stamp) {
                     sv.melds.clear();
                     sv.melds.extend_from_slice(melds);
-                    sv.melds_stamp = stamp;
+                    *copied = stamp;
                 }
                 sv.melded = self.side_melded(side);
                 sv.minimum = self.minimum(side);
@@ -286,7 +297,6 @@ impl Game {
                         minimum: 0,
                         score: 0,
                         penalties: 0,
-                        melds_stamp: CacheStamp::default(),
                     };
                     fill(&mut sv);
                     out.sides.push(sv);
@@ -308,9 +318,9 @@ impl Game {
         out.turn = self.turn_flags();
         // By stamp: a view of another game may hold a report of the same deal number.
         let stamp = self.history_stamp();
-        if !out.history_stamp.names(stamp) {
+        if !out.cache.history.names(stamp) {
             out.last_deal = self.history().last().cloned();
-            out.history_stamp = stamp;
+            out.cache.history = stamp;
         }
         out.deals_played = self.history().len() as u32;
         out.winner = self.winner();

@@ -394,11 +394,14 @@ fn thousands_of_games_keep_every_invariant() {
 }
 
 /// A view refreshed in place ([`Game::view_into`], which skips copying what it knows did not
-/// change) equals a fresh one: refreshed from the same game move after move, from another game,
-/// and from a clone that went its own way, for every viewer. Whole matches of greedy bots (melds
-/// change and deals end) against random ones, over every layout.
+/// change) equals a fresh one: refreshed from the same game move after move, from another game
+/// (of this layout and of the layout before, with other numbers of seats and sides), and from a
+/// clone that went its own way, for every viewer. Greedy bots (melds change, deals end) against
+/// random ones, over every layout.
 #[test]
 fn views_refreshed_in_place_equal_fresh_ones() {
+    let mut reused: Vec<View> = Vec::new();
+    let mut previous: Option<Game> = None;
     for (i, spec) in layouts().into_iter().enumerate() {
         let name = name(&spec);
         let mut a = Game::new(&Setup::seeded(spec.clone(), i as u64)).expect("a valid layout");
@@ -406,15 +409,17 @@ fn views_refreshed_in_place_equal_fresh_ones() {
         let players = a.table().players();
         let mut greedy: Vec<GreedyBot> = (0..players).map(|_| GreedyBot::new()).collect();
         let mut random = RandomBot::new(i as u64);
-        let mut reused: Vec<View> = viewers(&a).iter().map(|&v| b.view(v)).collect();
-        let mut forked = false;
+        // Views left by the layout before, as many as this one needs.
+        while reused.len() < viewers(&a).len() {
+            reused.push(a.view(Viewer::Spectator));
+        }
         for step in 0..3_000 {
             // Half way, `b` becomes a clone of `a`, then both play on differently.
-            if step == 1_500 && !forked {
+            if step == 1_500 {
                 b = a.clone();
-                forked = true;
             }
-            for game in [&a, &b] {
+            let games = [Some(&a), Some(&b), previous.as_ref()];
+            for game in games.into_iter().flatten() {
                 for (view, viewer) in reused.iter_mut().zip(viewers(game)) {
                     game.view_into(viewer, view);
                     assert_eq!(*view, game.view(viewer), "{name}, step {step}, {viewer:?}");
@@ -429,6 +434,7 @@ fn views_refreshed_in_place_equal_fresh_ones() {
             let action = random.pick(&b.legal().expect("a seat to act"));
             b.apply(sb, &action).expect("random plays legal actions");
         }
+        previous = Some(a);
     }
 }
 

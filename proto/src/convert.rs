@@ -11,7 +11,7 @@ use std::fmt;
 use canasta_engine::card::CARD_KINDS;
 use canasta_engine::event::{DealFinish, DealStart, Placed, RedThreeSource};
 use canasta_engine::legal::TakeOption;
-use canasta_engine::view::{SeatView, SideView};
+use canasta_engine::view::{SeatView, SideView, ViewCache};
 use canasta_engine::{
     Action, Ask, CanastaKind, Card, CardCounts, DealEnd, DealScore, Event, LegalChoices, MeldBatch,
     MeldKind, MeldSpec, MeldTarget, Phase, Preset, Rank, RuleSpec, Seat, Setup, SideScore, Suit,
@@ -1026,6 +1026,7 @@ pub fn view_from_wire(
             .then_some(result.winner_side)
             .flatten()
             .map(|s| Side(s as u8)),
+        cache: ViewCache::default(),
     })
 }
 
