@@ -112,6 +112,8 @@ impl Memory {
 struct Pos<'v> {
     view: &'v View,
     hand: CardCounts,
+    /// The hand's count of each rank (by `Rank as usize`).
+    ranks: [u8; 14],
     mine: &'v SideView,
 }
 
@@ -120,9 +122,11 @@ impl<'v> Pos<'v> {
         let seat = view.to_act?;
         let me = view.seats.get(seat.index())?;
         let mine = view.sides.get(me.side.index())?;
+        let hand = me.hand?;
         Some(Pos {
             view,
-            hand: me.hand?,
+            hand,
+            ranks: hand.rank_counts(),
             mine,
         })
     }
@@ -232,11 +236,13 @@ impl GreedyBot {
             return None;
         }
         // The naturals of each rank, counted once: melding one rank leaves the others' counts.
-        let mut counts = [0u8; 14];
-        for r in Rank::NATURALS {
-            if Some(r) != skip {
-                counts[r as usize] = hand.rank_count(r);
-            }
+        let mut counts = hand.rank_counts();
+        // Only naturals are melded here.
+        for r in [Rank::Two, Rank::Three, Rank::Joker]
+            .into_iter()
+            .chain(skip)
+        {
+            counts[r as usize] = 0;
         }
         let mut left = *hand;
         let mut specs = MeldBatch::new();
@@ -394,7 +400,7 @@ impl GreedyBot {
         // Naturals onto the side's groups.
         for (id, m) in pos.melds().iter().enumerate() {
             if let MeldKind::Group(r) = m.kind {
-                let n = hand.rank_count(r).min(spare as u8);
+                let n = pos.ranks[r as usize].min(spare as u8);
                 if n > 0 && !(m.is_canasta() && pos.view.rules.closed_canastas) {
                     return Some(batch([MeldSpec::add_to(id as u8, take(hand, r, n))]));
                 }
@@ -402,7 +408,7 @@ impl GreedyBot {
         }
         // New groups of three naturals or more; pairs stay in hand for the pile.
         for r in Rank::NATURALS {
-            let n = hand.rank_count(r);
+            let n = pos.ranks[r as usize];
             if n >= 3 && pos.group_of(r).is_none() && (n as usize) <= spare {
                 return Some(batch([MeldSpec::new_meld(take(hand, r, n))]));
             }
@@ -448,11 +454,10 @@ impl GreedyBot {
         }
         // The hand's cards by rank, and the natural cards of each rank in sight: the hand, the
         // pile, every meld. The rest are in other hands or the stock.
-        let mut held = [0u8; 14];
+        let held = pos.ranks;
         let mut held_ranks = 0u32;
-        for r in Rank::ALL {
-            held[r as usize] = hand.rank_count(r);
-            held_ranks |= ((held[r as usize] > 0) as u32) << r as u32;
+        for (i, &n) in held.iter().enumerate() {
+            held_ranks |= ((n > 0) as u32) << i;
         }
         let mut seen = held;
         for c in &view.pile {
