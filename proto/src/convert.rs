@@ -576,7 +576,8 @@ fn take_option_to_wire(t: &TakeOption) -> v1::TakeOption {
 /// The legal choices on the wire: the summary, and with `max_actions` > 0 the list of legal
 /// actions, cut at that many.
 pub fn legal_to_wire(legal: &LegalChoices<'_>, max_actions: usize) -> v1::LegalChoices {
-    let s = legal.summary();
+    let mut actions = Vec::new();
+    let s = legal.summary_into(&mut actions);
     let mut out = v1::LegalChoices {
         seat: legal.seat().0 as u32,
         can_draw: s.can_draw,
@@ -596,7 +597,6 @@ pub fn legal_to_wire(legal: &LegalChoices<'_>, max_actions: usize) -> v1::LegalC
         actions_truncated: false,
     };
     if max_actions > 0 {
-        let actions = legal.to_vec();
         out.actions_truncated = actions.len() > max_actions;
         out.actions = actions
             .iter()

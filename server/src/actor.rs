@@ -109,6 +109,8 @@ pub struct Watchers {
     by_seat: [AtomicUsize; 6],
     /// Each seat's streams that asked for its view in prompts.
     views_by_seat: [AtomicUsize; 6],
+    /// Each seat's streams that asked for the list of legal actions in prompts.
+    actions_by_seat: [AtomicUsize; 6],
 }
 
 /// Held by a watch stream; un-counts it when the stream ends.
@@ -118,6 +120,8 @@ pub struct WatchGuard {
     seat: Option<usize>,
     /// The stream asked for the seat's view in prompts.
     view: bool,
+    /// The stream asked for the list of legal actions in prompts.
+    actions: bool,
 }
 
 impl Drop for WatchGuard {
@@ -127,6 +131,9 @@ impl Drop for WatchGuard {
                 self.watchers.by_seat[s].fetch_sub(1, Ordering::Relaxed);
                 if self.view {
                     self.watchers.views_by_seat[s].fetch_sub(1, Ordering::Relaxed);
+                }
+                if self.actions {
+                    self.watchers.actions_by_seat[s].fetch_sub(1, Ordering::Relaxed);
                 }
             }
             None => {
@@ -212,6 +219,8 @@ pub enum Command {
         token: Option<Token>,
         /// Send the events after this seq.
         after_seq: u64,
+        /// Prompts carry the list of legal actions.
+        include_actions: bool,
         /// Prompts carry the seat's view.
         include_view: bool,
         /// The answer.
@@ -489,10 +498,16 @@ impl Actor {
             Command::Subscribe {
                 token,
                 after_seq,
+                include_actions,
                 include_view,
                 reply,
             } => {
-                let _ = reply.send(self.subscribe(token.as_ref(), after_seq, include_view));
+                let _ = reply.send(self.subscribe(
+                    token.as_ref(),
+                    after_seq,
+                    include_actions,
+                    include_view,
+                ));
             }
             Command::Scores { reply } => {
                 let _ = reply.send(Ok(v1::GetScoresResponse {
@@ -951,8 +966,8 @@ impl Actor {
         if self.status != Status::Playing || self.game.to_act() != Some(seat) {
             return None;
         }
-        let view = self.game.view(Viewer::Seat(seat));
-        let legal = view.legal()?;
+        // The referee's own choices for the seat: the same as its view's, without building one.
+        let legal = self.game.legal()?;
         Some(legal_to_wire(&legal, max_actions))
     }
 
@@ -999,7 +1014,14 @@ impl Actor {
 
     /// The prompt of `seat`, with every part a watcher may ask for.
     fn prompt(&self, seat: Seat) -> Option<Arc<PromptItem>> {
-        let mut legal = self.legal_for(seat, self.config.max_prompt_actions)?;
+        // The list of actions, like the view, only for streams that asked for it.
+        let max_actions = if self.watchers.actions_by_seat[seat.index()].load(Ordering::Relaxed) > 0
+        {
+            self.config.max_prompt_actions
+        } else {
+            0
+        };
+        let mut legal = self.legal_for(seat, max_actions)?;
         let actions = std::mem::take(&mut legal.actions);
         let actions_truncated = std::mem::replace(&mut legal.actions_truncated, false);
         Some(Arc::new(PromptItem {
@@ -1041,6 +1063,7 @@ impl Actor {
         &mut self,
         token: Option<&Token>,
         after_seq: u64,
+        include_actions: bool,
         include_view: bool,
     ) -> Result<Subscription, ApiError> {
         let viewer = self.viewer(token)?;
@@ -1072,6 +1095,9 @@ impl Actor {
                 if include_view {
                     self.watchers.views_by_seat[s.index()].fetch_add(1, Ordering::Relaxed);
                 }
+                if include_actions {
+                    self.watchers.actions_by_seat[s.index()].fetch_add(1, Ordering::Relaxed);
+                }
                 Some(s.index())
             }
             _ => {
@@ -1083,6 +1109,7 @@ impl Actor {
             watchers: self.watchers.clone(),
             seat,
             view: include_view && seat.is_some(),
+            actions: include_actions && seat.is_some(),
         };
         Ok(Subscription {
             viewer,

@@ -309,6 +309,7 @@ impl CanastaService for Service {
             .ask(|reply| Command::Subscribe {
                 token,
                 after_seq: r.after_seq,
+                include_actions: r.include_actions,
                 include_view: r.include_view,
                 reply,
             })
@@ -323,6 +324,7 @@ impl CanastaService for Service {
             include_view: r.include_view,
             heartbeat: self.config.heartbeat(),
             send_timeout: self.config.watch_send_timeout(),
+            last_sent: tokio::time::Instant::now(),
             shutdown: self.shutdown.clone(),
             metrics: self.metrics.clone(),
             tx,
@@ -417,6 +419,8 @@ struct Watch {
     include_view: bool,
     heartbeat: std::time::Duration,
     send_timeout: std::time::Duration,
+    /// When the stream last queued a message (a heartbeat is due a `heartbeat` after).
+    last_sent: tokio::time::Instant,
     shutdown: watch::Receiver<bool>,
     metrics: Arc<Metrics>,
     tx: mpsc::Sender<Result<v1::WatchGameResponse, Status>>,
@@ -436,6 +440,12 @@ impl Watch {
     /// final `Lagged`: each message waits for two free places and takes one.
     async fn send(&mut self, kind: v1::watch_game_response::Kind) -> Flow {
         let msg = Ok(v1::WatchGameResponse { kind: Some(kind) });
+        self.last_sent = tokio::time::Instant::now();
+        // The usual case first, without a timer: the queue has room.
+        if let Ok(mut places) = self.tx.try_reserve_many(2) {
+            places.next().expect("two places").send(msg);
+            return Flow::Go;
+        }
         let sent = tokio::select! {
             places = tokio::time::timeout(self.send_timeout, self.tx.reserve_many(2)) => match places {
                 Ok(Ok(mut places)) => {
@@ -498,6 +508,22 @@ impl Watch {
             .await
     }
 
+    /// Passes one item of the live feed on to the client.
+    async fn pass_on(&mut self, item: Result<Item, broadcast::error::RecvError>) -> Flow {
+        match item {
+            Ok(Item::Event(e)) => match self.send_event(&e).await {
+                // The holder gave up the seat: its stream must show nothing of the next
+                // holder's (a live SeatLeft of the stream's seat is this holder's: a token
+                // holds its seat from subscribing on).
+                Flow::Go if self.left_my_seat(&e) => Flow::Stop,
+                flow => flow,
+            },
+            Ok(Item::Prompt(p)) => self.send_prompt(&p).await,
+            Err(broadcast::error::RecvError::Lagged(_)) => self.lagged(),
+            Err(broadcast::error::RecvError::Closed) => Flow::Stop,
+        }
+    }
+
     async fn run(mut self) {
         self.metrics.watcher(true);
         let backlog = std::mem::take(&mut self.sub.backlog);
@@ -518,26 +544,37 @@ impl Watch {
         {
             flow = self.send_prompt(&p).await;
         }
+        // One timer for the heartbeats, moved on only when it fires: a timer made anew for
+        // every message would cost more than the message.
+        let beat = tokio::time::sleep(self.heartbeat);
+        tokio::pin!(beat);
         while matches!(flow, Flow::Go) {
-            let beat = tokio::time::sleep(self.heartbeat);
             tokio::select! {
                 item = self.sub.live.recv() => {
-                    flow = match item {
-                        Ok(Item::Event(e)) => match self.send_event(&e).await {
-                            // The holder gave up the seat: its stream must show nothing of the
-                            // next holder's (a live SeatLeft of the stream's seat is this
-                            // holder's: a token holds its seat from subscribing on).
-                            Flow::Go if self.left_my_seat(&e) => Flow::Stop,
-                            flow => flow,
-                        },
-                        Ok(Item::Prompt(p)) => self.send_prompt(&p).await,
-                        Err(broadcast::error::RecvError::Lagged(_)) => self.lagged(),
-                        Err(broadcast::error::RecvError::Closed) => Flow::Stop,
+                    flow = self.pass_on(item).await;
+                    // What else the feed holds now goes out in the same turn: the events of
+                    // one action and the prompt after them wake the stream once.
+                    while matches!(flow, Flow::Go) {
+                        let item = match self.sub.live.try_recv() {
+                            Ok(item) => Ok(item),
+                            Err(broadcast::error::TryRecvError::Empty) => break,
+                            Err(broadcast::error::TryRecvError::Lagged(n)) => {
+                                Err(broadcast::error::RecvError::Lagged(n))
+                            }
+                            Err(broadcast::error::TryRecvError::Closed) => {
+                                Err(broadcast::error::RecvError::Closed)
+                            }
+                        };
+                        flow = self.pass_on(item).await;
                     }
                 }
-                _ = beat => {
-                    let seq = self.last;
-                    flow = self.send(v1::watch_game_response::Kind::Heartbeat(v1::Heartbeat { seq })).await;
+                _ = &mut beat => {
+                    let due = self.last_sent + self.heartbeat;
+                    if tokio::time::Instant::now() >= due {
+                        let seq = self.last;
+                        flow = self.send(v1::watch_game_response::Kind::Heartbeat(v1::Heartbeat { seq })).await;
+                    }
+                    beat.as_mut().reset(self.last_sent + self.heartbeat);
                 }
                 _ = self.shutdown.changed() => flow = Flow::Stop,
                 _ = self.tx.closed() => flow = Flow::Stop,

@@ -1125,3 +1125,35 @@ async fn a_slow_watcher_lags_without_slowing_the_game_and_resumes_by_seq() {
     assert_eq!(rest, all[last as usize..].to_vec());
     server.stop().await;
 }
+
+// The list of legal actions is built into prompts only while one of the seat's streams asked
+// for it, and each stream gets what it asked for: a stream opened with include_actions gets the
+// list at once and in every prompt after; the seat's other stream never does.
+#[tokio::test]
+async fn prompts_carry_the_actions_only_to_streams_that_asked() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let (request, script) = short_game();
+    let (id, tokens, mut replica) = started(&mut client, request).await;
+    let (seat, draw) = script[0].clone();
+    let token = &tokens[seat as usize];
+    let mut plain = watch(&mut client, &id, Some(token), 0, false)
+        .await
+        .unwrap();
+    let legal = next_prompt(&mut plain).await.legal.expect("choices");
+    assert!(legal.actions.is_empty(), "{legal:?}");
+    let mut full = watch(&mut client, &id, Some(token), 0, true).await.unwrap();
+    let listed = view(&mut client, &id, token, true).await.legal.unwrap();
+    assert!(!listed.actions.is_empty());
+    assert_eq!(next_prompt(&mut full).await.legal, Some(listed));
+    // The same seat plays on after its draw: both streams are prompted again.
+    act(&mut client, &id, &tokens, &mut replica, seat, &draw).await;
+    let listed = view(&mut client, &id, token, true).await.legal.unwrap();
+    assert!(!listed.actions.is_empty());
+    let mut without = listed.clone();
+    without.actions.clear();
+    without.actions_truncated = false;
+    assert_eq!(next_prompt(&mut full).await.legal, Some(listed));
+    assert_eq!(next_prompt(&mut plain).await.legal, Some(without));
+    server.stop().await;
+}

@@ -216,14 +216,21 @@ impl<'a> LegalChoices<'a> {
 
     /// The compact description of the choices, for a prompt.
     pub fn summary(&self) -> Summary {
-        let actions = self.to_vec();
+        self.summary_into(&mut Vec::new())
+    }
+
+    /// Like [`LegalChoices::summary`], and leaves every legal action in canonical form in
+    /// `actions` (cleared first): for a caller that needs both, the choices are listed once.
+    pub fn summary_into(&self, actions: &mut Vec<Action>) -> Summary {
+        actions.clear();
+        self.actions(actions);
         let c = &self.ctx;
         let mut s = Summary {
             seat: Some(c.seat),
             minimum_remaining: if c.side_melded { 0 } else { c.minimum },
             ..Summary::default()
         };
-        for a in &actions {
+        for a in actions.iter() {
             match a {
                 Action::DrawStock => s.can_draw = true,
                 Action::TakePile { top, melds } => {
