@@ -252,6 +252,10 @@ pub struct LoadtestArgs {
     /// 0 gives every seat a connection of its own.
     #[arg(long, default_value_t = 4)]
     pub connections: usize,
+    /// Submit each action with a SubmitAction call of its own, reading a WatchGame stream (as
+    /// a bot without Play does), instead of playing each seat over one Play call.
+    #[arg(long)]
+    pub unary: bool,
     /// Stop creating games after this many in all.
     #[arg(long)]
     pub max_games_total: Option<u64>,

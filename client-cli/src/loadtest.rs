@@ -47,6 +47,9 @@ pub struct Report {
     pub concurrent_games: usize,
     /// HTTP/2 connections the seats shared (0: one per seat).
     pub connections: usize,
+    /// How seats submitted actions: "play" (one Play call per seat) or "unary" (a SubmitAction
+    /// call per action, beside a WatchGame stream).
+    pub submit: String,
     /// Seats per game.
     pub players: u8,
     /// The bot in every seat.
@@ -317,6 +320,8 @@ struct Plan {
     games_started: AtomicU64,
     /// The shared connections (empty: a connection per seat).
     pool: Vec<Client>,
+    /// Seats submit with SubmitAction calls rather than over a Play call.
+    unary: bool,
 }
 
 /// Runs `canasta loadtest`.
@@ -395,6 +400,7 @@ async fn run(
         deadline: started + duration,
         max_games_total: args.max_games_total.unwrap_or(u64::MAX),
         games_started: AtomicU64::new(0),
+        unary: args.unary,
     });
     let mut slots = Vec::new();
     for slot in 0..args.games {
@@ -430,6 +436,7 @@ async fn run(
         server: String::new(),
         concurrent_games: args.games,
         connections: args.connections,
+        submit: if args.unary { "unary" } else { "play" }.to_string(),
         players,
         bot: args.bots.clone(),
         seconds,
@@ -495,7 +502,13 @@ async fn run_slot(plan: Arc<Plan>, slot: u64) -> Result<Totals, String> {
             .drain(..)
             .zip(bots.drain(..))
             .zip(seats)
-            .map(|((client, bot), seat)| tokio::spawn(play_seat(client, seat, bot, plan.deadline)))
+            .map(|((client, bot), seat)| {
+                if plan.unary {
+                    tokio::spawn(play_seat_unary(client, seat, bot, plan.deadline))
+                } else {
+                    tokio::spawn(play_seat(client, seat, bot, plan.deadline))
+                }
+            })
             .collect();
         for (i, t) in tasks.into_iter().enumerate() {
             let (client, bot, stats) = t.await.map_err(|e| format!("a seat failed: {e}"))?;
@@ -507,11 +520,139 @@ async fn run_slot(plan: Arc<Plan>, slot: u64) -> Result<Totals, String> {
     Ok(totals)
 }
 
-/// Plays one seat until the match ends or the time is up: reads its own watch stream, and on
-/// each prompt lets the bot choose from the view in the prompt and submits. A separate task reads the
+/// Plays one seat over one Play call until the match ends or the time is up: on each prompt
+/// (which carries the view) lets the bot choose and sends the action on the same call. Nothing
+/// waits for an action's result, so each message is stamped as it arrives, and the latency of
+/// an action is the time from sending it to receiving its first event.
+async fn play_seat(
+    mut client: Client,
+    mut seat: SeatClient,
+    bot: Box<dyn Bot>,
+    deadline: Instant,
+) -> (Client, Box<dyn Bot>, SeatStats) {
+    let mut stats = SeatStats::default();
+    let (tx, rx) = mpsc::channel(4);
+    let opening = v1::PlayRequest {
+        kind: Some(v1::play_request::Kind::Watch(v1::WatchGameRequest {
+            game_id: seat.game_id.clone(),
+            after_seq: 0,
+            include_actions: false,
+            include_view: true,
+        })),
+    };
+    tx.send(opening).await.expect("the receiver is here");
+    let requests = tokio_stream::wrappers::ReceiverStream::new(rx);
+    let mut stream = match client.play(authed(requests, &seat.token)).await {
+        Ok(s) => s.into_inner(),
+        Err(s) => {
+            stats.error(format!("PLAY: {}", reason(&s)));
+            return (client, bot, stats);
+        }
+    };
+    let mut bot = bot;
+    let mut last = 0u64;
+    // The seq of the first event of the action in flight, and when it was sent.
+    let mut pending: Option<(u64, Instant)> = None;
+    let stop = tokio::time::sleep_until(deadline.into());
+    tokio::pin!(stop);
+    loop {
+        let message = tokio::select! {
+            m = stream.next() => match m {
+                Some(Ok(m)) => m,
+                Some(Err(s)) => {
+                    stats.error(format!("PLAY: {}", reason(&s)));
+                    break;
+                }
+                None => {
+                    stats.error("STREAM_ENDED");
+                    break;
+                }
+            },
+            _ = &mut stop => break,
+        };
+        let at = Instant::now();
+        use v1::play_response::Kind as Play;
+        use v1::watch_game_response::Kind;
+        let update = match message.kind {
+            Some(Play::Update(u)) => u.kind,
+            Some(Play::Result(r)) => {
+                match r.error {
+                    None => stats.actions += 1,
+                    Some(e) => {
+                        pending = None;
+                        stats.error(e.reason);
+                    }
+                }
+                continue;
+            }
+            None => continue,
+        };
+        match update {
+            Some(Kind::Event(e)) => {
+                if e.seq <= last {
+                    continue;
+                }
+                last = e.seq;
+                if let Some((seq, sent)) = pending
+                    && e.seq >= seq
+                {
+                    if e.seq == seq {
+                        stats
+                            .latencies
+                            .push(at.saturating_duration_since(sent).as_micros() as u64);
+                    }
+                    pending = None;
+                }
+                if matches!(e.kind, Some(v1::game_event::Kind::MatchEnded(_))) {
+                    stats.finished = true;
+                    break;
+                }
+            }
+            Some(Kind::Prompt(p)) if p.seq == last => {
+                if Instant::now() >= deadline {
+                    break;
+                }
+                let (view, seq) = match seat.prompt_view(&p) {
+                    Some(Ok(v)) => v,
+                    Some(Err(e)) => {
+                        stats.error(format!("VIEW: {e}"));
+                        continue;
+                    }
+                    None => {
+                        stats.error("PROMPT_WITHOUT_VIEW");
+                        break;
+                    }
+                };
+                let Some(legal) = view.legal() else {
+                    continue;
+                };
+                let action = bot.choose(&view, &legal);
+                let request = v1::PlayRequest {
+                    kind: Some(v1::play_request::Kind::Submit(
+                        seat.submit_request(seq, &action),
+                    )),
+                };
+                pending = Some((seq + 1, Instant::now()));
+                if tx.send(request).await.is_err() {
+                    stats.error("PLAY_CLOSED");
+                    break;
+                }
+            }
+            Some(Kind::Lagged(_)) => {
+                stats.error("LAGGED");
+                break;
+            }
+            _ => {}
+        }
+    }
+    (client, bot, stats)
+}
+
+/// Plays one seat as [`play_seat`] does, with a WatchGame stream and a SubmitAction call per
+/// action. It reads its own watch stream, and on each prompt lets the bot choose from the view in the prompt and submits. A separate task reads the
 /// stream and stamps each message as it arrives, so the latency of an action is the time from
 /// sending it to receiving its first event, whatever the seat does meanwhile.
-async fn play_seat(
+async fn play_seat_unary(
     mut client: Client,
     mut seat: SeatClient,
     mut bot: Box<dyn Bot>,
@@ -707,7 +848,7 @@ async fn idle(n: usize, spec: &RuleSpec, json: bool) -> Result<(), String> {
 
 fn report_text(r: &Report) -> String {
     let mut out = format!(
-        "server: {}\n{} games at once, {} {} bots each, {}, {:.1} s\ngames: {} started, {} finished\nactions: {} ({:.0} per second)\nsubmit-to-event latency (us): p50 {} p90 {} p99 {} max {} mean {} over {}\n",
+        "server: {}\n{} games at once, {} {} bots each, {}, {}, {:.1} s\ngames: {} started, {} finished\nactions: {} ({:.0} per second)\nsubmit-to-event latency (us): p50 {} p90 {} p99 {} max {} mean {} over {}\n",
         r.server,
         r.concurrent_games,
         r.players,
@@ -716,6 +857,11 @@ fn report_text(r: &Report) -> String {
             0 => "a connection per seat".to_string(),
             1 => "1 shared connection".to_string(),
             n => format!("{n} shared connections"),
+        },
+        if r.submit == "unary" {
+            "a SubmitAction call per action"
+        } else {
+            "a Play call per seat"
         },
         r.seconds,
         r.games_started,

@@ -256,6 +256,21 @@ impl SeatClient {
         )
     }
 
+    /// The request that submits an action (with a fresh request id), as SubmitAction and a
+    /// Play stream take it.
+    pub fn submit_request(
+        &mut self,
+        expected_seq: u64,
+        action: &canasta_engine::Action,
+    ) -> v1::SubmitActionRequest {
+        v1::SubmitActionRequest {
+            game_id: self.game_id.clone(),
+            expected_seq,
+            request_id: self.request_id(),
+            action: Some(action_to_wire(action)),
+        }
+    }
+
     /// Submits an action. A refusal for the request rate is waited out (as long as the
     /// server's RetryInfo says, at most [`RATE_LIMIT_ATTEMPTS`] times); a failed transport is
     /// retried on a new connection with the same request id, so the action applies once.

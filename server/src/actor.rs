@@ -201,6 +201,8 @@ pub enum Command {
         request_id: String,
         /// The action.
         action: v1::Action,
+        /// The answer lists the action's events (a Play stream sends them anyway).
+        with_events: bool,
         /// The answer.
         reply: Reply<v1::SubmitActionResponse>,
     },
@@ -477,11 +479,14 @@ impl Actor {
                 expected_seq,
                 request_id,
                 action,
+                with_events,
                 reply,
             } => {
                 let started = Instant::now();
                 let before = self.seq();
-                let result = self.submit(&token, expected_seq, request_id, &action).await;
+                let result = self
+                    .submit(&token, expected_seq, request_id, &action, with_events)
+                    .await;
                 // A retry answered from memory applies nothing and is not counted.
                 if result.is_ok() && self.seq() != before {
                     self.metrics.action_applied(started.elapsed());
@@ -817,6 +822,7 @@ impl Actor {
         expected_seq: u64,
         request_id: String,
         action: &v1::Action,
+        with_events: bool,
     ) -> Result<v1::SubmitActionResponse, ApiError> {
         let seat = self.seat_of(token)?;
         if request_id.is_empty() || request_id.len() > 64 {
@@ -843,7 +849,7 @@ impl Actor {
                     ),
                 ));
             }
-            return Ok(self.response(seat, applied.first, applied.last));
+            return Ok(self.response(seat, applied.first, applied.last, with_events));
         }
         self.playing()?;
         let engine_action = action_from_wire(action)?;
@@ -868,14 +874,23 @@ impl Actor {
             })),
         };
         self.commit(entry).await?;
-        Ok(self.response(seat, first, self.seq()))
+        Ok(self.response(seat, first, self.seq(), with_events))
     }
 
-    fn response(&self, seat: Seat, first: u64, last: u64) -> v1::SubmitActionResponse {
-        let events = self.log[(first - 1) as usize..last as usize]
-            .iter()
-            .map(|e| e.to_wire(Viewer::Seat(seat)))
-            .collect();
+    fn response(
+        &self,
+        seat: Seat,
+        first: u64,
+        last: u64,
+        with_events: bool,
+    ) -> v1::SubmitActionResponse {
+        let events = match with_events {
+            true => self.log[(first - 1) as usize..last as usize]
+                .iter()
+                .map(|e| e.to_wire(Viewer::Seat(seat)))
+                .collect(),
+            false => Vec::new(),
+        };
         // `last`, not the current seq: a retry is answered exactly as the first time, even
         // after later actions.
         v1::SubmitActionResponse { seq: last, events }

@@ -25,7 +25,7 @@ use crate::registry::Registry;
 /// The `canasta.v1.CanastaService` implementation.
 pub struct Service {
     registry: Arc<Registry>,
-    limiter: RateLimiter,
+    limiter: Arc<RateLimiter>,
     /// Calls without a seat token, by peer address.
     address_limiter: RateLimiter<IpAddr>,
     streams: StreamLimiter,
@@ -35,6 +35,7 @@ pub struct Service {
 }
 
 type WatchStream = Pin<Box<dyn Stream<Item = Result<v1::WatchGameResponse, Status>> + Send>>;
+type PlayStream = Pin<Box<dyn Stream<Item = Result<v1::PlayResponse, Status>> + Send>>;
 
 fn code_name(code: Code) -> &'static str {
     match code {
@@ -60,7 +61,7 @@ impl Service {
     ) -> Service {
         Service {
             registry,
-            limiter: RateLimiter::new(config.requests_per_second),
+            limiter: Arc::new(RateLimiter::new(config.requests_per_second)),
             address_limiter: RateLimiter::new(config.address_requests_per_second),
             streams: StreamLimiter::new(
                 config.max_watchers_per_token,
@@ -121,6 +122,30 @@ impl Service {
             },
         };
         self.streams.open(&client).map(Some)
+    }
+
+    /// Starts the task that feeds a watch stream (WatchGame's, or Play's) into `tx`.
+    fn start_watch<O: StreamOut>(
+        &self,
+        sub: Subscription,
+        request: &v1::WatchGameRequest,
+        slot: Option<StreamSlot>,
+        tx: mpsc::Sender<Result<O, Status>>,
+    ) -> tokio::task::JoinHandle<()> {
+        let watch = Watch {
+            last: sub.after_seq,
+            sub,
+            include_actions: request.include_actions,
+            include_view: request.include_view,
+            heartbeat: self.config.heartbeat(),
+            send_timeout: self.config.watch_send_timeout(),
+            last_sent: tokio::time::Instant::now(),
+            shutdown: self.shutdown.clone(),
+            metrics: self.metrics.clone(),
+            tx,
+            _slot: slot,
+        };
+        tokio::spawn(watch.run())
     }
 
     fn seat_token<T>(&self, request: &Request<T>) -> Result<Token, ApiError> {
@@ -250,6 +275,7 @@ impl CanastaService for Service {
                 expected_seq: r.expected_seq,
                 request_id: r.request_id,
                 action,
+                with_events: true,
                 reply,
             })
             .await
@@ -317,20 +343,60 @@ impl CanastaService for Service {
             .map_err(|e| self.fail(e))?;
         // One place more than the queue: the final Lagged always fits (see `Watch::send`).
         let (tx, rx) = mpsc::channel(STREAM_QUEUE + 1);
-        let watch = Watch {
-            last: sub.after_seq,
-            sub,
-            include_actions: r.include_actions,
-            include_view: r.include_view,
-            heartbeat: self.config.heartbeat(),
-            send_timeout: self.config.watch_send_timeout(),
-            last_sent: tokio::time::Instant::now(),
-            shutdown: self.shutdown.clone(),
-            metrics: self.metrics.clone(),
-            tx,
-            _slot: slot,
+        self.start_watch(sub, &r, slot, tx);
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    type PlayStream = PlayStream;
+
+    async fn play(
+        &self,
+        request: Request<tonic::Streaming<v1::PlayRequest>>,
+    ) -> Result<Response<PlayStream>, Status> {
+        let token = self.seat_token(&request).map_err(|e| self.fail(e))?;
+        let slot = self
+            .stream_slot(&request, &Some(token.clone()))
+            .map_err(|e| self.fail(e))?;
+        let mut requests = request.into_inner();
+        let opening = match requests.message().await? {
+            Some(v1::PlayRequest {
+                kind: Some(v1::play_request::Kind::Watch(w)),
+            }) => w,
+            _ => {
+                return Err(self.fail(ApiError::invalid(
+                    "PLAY_NOT_OPENED",
+                    "watch",
+                    "the first request of a Play stream must be `watch` (the game, and what the \
+                     stream carries); send it, then the actions as `submit`",
+                )));
+            }
         };
-        tokio::spawn(watch.run());
+        let handle = self
+            .registry
+            .get(&opening.game_id)
+            .map_err(|e| self.fail(e))?;
+        let sub = handle
+            .ask(|reply| Command::Subscribe {
+                token: Some(token.clone()),
+                after_seq: opening.after_seq,
+                include_actions: opening.include_actions,
+                include_view: opening.include_view,
+                reply,
+            })
+            .await
+            .map_err(|e| self.fail(e))?;
+        let (tx, rx) = mpsc::channel(STREAM_QUEUE + 1);
+        let watching = self.start_watch(sub, &opening, slot, tx.clone());
+        let plays = Plays {
+            game_id: opening.game_id,
+            handle,
+            token,
+            limiter: self.limiter.clone(),
+            metrics: self.metrics.clone(),
+            send_timeout: self.config.watch_send_timeout(),
+            tx,
+        };
+        tokio::spawn(plays.run(requests, watching));
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 
@@ -404,6 +470,131 @@ impl CanastaService for Service {
     }
 }
 
+/// The actions side of a Play stream: applies each action the client sends and queues its
+/// result among the watch stream's messages. It ends when the client stops sending, or when
+/// the watch side ends (the call then ends).
+struct Plays {
+    game_id: String,
+    handle: crate::actor::GameHandle,
+    token: Token,
+    limiter: Arc<RateLimiter>,
+    metrics: Arc<Metrics>,
+    /// How long a result waits for the client to make room (as the watch side waits).
+    send_timeout: std::time::Duration,
+    tx: mpsc::Sender<Result<v1::PlayResponse, Status>>,
+}
+
+impl Plays {
+    async fn run(
+        self,
+        mut requests: tonic::Streaming<v1::PlayRequest>,
+        mut watching: tokio::task::JoinHandle<()>,
+    ) {
+        loop {
+            let request = tokio::select! {
+                r = requests.message() => r,
+                _ = &mut watching => break,
+            };
+            // The client closed its side (or the call broke): the watch side goes on alone.
+            let Ok(Some(request)) = request else { break };
+            let (request_id, outcome) = match request.kind {
+                Some(v1::play_request::Kind::Submit(s)) => {
+                    (s.request_id.clone(), self.submit(s).await)
+                }
+                Some(v1::play_request::Kind::Watch(_)) => (
+                    String::new(),
+                    Err(ApiError::invalid(
+                        "PLAY_ALREADY_OPEN",
+                        "watch",
+                        "this Play stream is already open: send actions as `submit` (to watch \
+                         from another seq, open another stream)",
+                    )),
+                ),
+                None => (
+                    String::new(),
+                    Err(ApiError::invalid(
+                        "MISSING_FIELD",
+                        "kind",
+                        "a Play request carries `watch` (the first) or `submit`",
+                    )),
+                ),
+            };
+            let result = match outcome {
+                Ok(seq) => v1::PlayResult {
+                    request_id,
+                    seq: Some(seq),
+                    error: None,
+                },
+                Err(e) => {
+                    self.metrics.error(code_name(e.code), e.reason);
+                    v1::PlayResult {
+                        request_id,
+                        seq: None,
+                        error: Some(play_error(e)),
+                    }
+                }
+            };
+            let message = Ok(v1::PlayResponse {
+                kind: Some(v1::play_response::Kind::Result(result)),
+            });
+            // Like the watch side, keeps the last place free for its final Lagged. A result is
+            // sent even after the watch side has ended (the action that ended the match), to a
+            // client that still reads.
+            match tokio::time::timeout(self.send_timeout, self.tx.reserve_many(2)).await {
+                Ok(Ok(mut places)) => places.next().expect("two places").send(message),
+                Ok(Err(_)) | Err(_) => break,
+            }
+        }
+    }
+
+    /// What SubmitAction does with the action, for this stream's seat and game.
+    async fn submit(&self, s: v1::SubmitActionRequest) -> Result<u64, ApiError> {
+        self.limiter.check(&self.token)?;
+        if !s.game_id.is_empty() && s.game_id != self.game_id {
+            return Err(ApiError::invalid(
+                "WRONG_GAME",
+                "submit.game_id",
+                format!(
+                    "this Play stream plays game {}, not {}: leave game_id empty, or open a \
+                     stream for that game",
+                    self.game_id, s.game_id
+                ),
+            ));
+        }
+        let action = s
+            .action
+            .ok_or_else(|| ApiError::invalid("MISSING_FIELD", "action", "action is required"))?;
+        let answer = self
+            .handle
+            .ask(|reply| Command::Submit {
+                token: self.token.clone(),
+                expected_seq: s.expected_seq,
+                request_id: s.request_id,
+                action,
+                with_events: false,
+                reply,
+            })
+            .await?;
+        Ok(answer.seq)
+    }
+}
+
+/// A refusal as a Play stream reports it: what the status of a refused call says.
+fn play_error(e: ApiError) -> v1::PlayError {
+    v1::PlayError {
+        code: e.code as i32,
+        message: e.message,
+        reason: e.reason.to_string(),
+        field: e.field.unwrap_or_default(),
+        retry_after_ms: e.retry_after.map_or(0, |d| d.as_millis() as u64),
+        metadata: e
+            .metadata
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    }
+}
+
 /// Messages a watch stream queues for its client, before the transport's own buffers.
 const STREAM_QUEUE: usize = 64;
 
@@ -411,7 +602,7 @@ const STREAM_QUEUE: usize = 64;
 /// while idle; it ends when the match ends, when the watcher lags too far or does not take a
 /// message for `send_timeout` (both with a final `Lagged`), when its seat is left, or at
 /// shutdown.
-struct Watch {
+struct Watch<O> {
     sub: Subscription,
     /// The seq of the last event the stream passed on.
     last: u64,
@@ -423,7 +614,7 @@ struct Watch {
     last_sent: tokio::time::Instant,
     shutdown: watch::Receiver<bool>,
     metrics: Arc<Metrics>,
-    tx: mpsc::Sender<Result<v1::WatchGameResponse, Status>>,
+    tx: mpsc::Sender<Result<O, Status>>,
     /// The stream's place among its client's; freed when the stream ends.
     _slot: Option<StreamSlot>,
 }
@@ -433,13 +624,33 @@ enum Flow {
     Stop,
 }
 
-impl Watch {
+/// The messages of a stream that carries what a watch stream sends: WatchGame's own, or
+/// Play's.
+trait StreamOut: Send + 'static {
+    fn wrap(message: v1::WatchGameResponse) -> Self;
+}
+
+impl StreamOut for v1::WatchGameResponse {
+    fn wrap(message: v1::WatchGameResponse) -> Self {
+        message
+    }
+}
+
+impl StreamOut for v1::PlayResponse {
+    fn wrap(message: v1::WatchGameResponse) -> Self {
+        v1::PlayResponse {
+            kind: Some(v1::play_response::Kind::Update(message)),
+        }
+    }
+}
+
+impl<O: StreamOut> Watch<O> {
     /// Queues a message for the client. A client that takes none for `send_timeout` (it does
     /// not read, or cannot) is told it lagged and the stream ends, so that it holds no place
     /// and no memory of the server's for longer. The queue keeps one place free for that
     /// final `Lagged`: each message waits for two free places and takes one.
     async fn send(&mut self, kind: v1::watch_game_response::Kind) -> Flow {
-        let msg = Ok(v1::WatchGameResponse { kind: Some(kind) });
+        let msg = Ok(O::wrap(v1::WatchGameResponse { kind: Some(kind) }));
         self.last_sent = tokio::time::Instant::now();
         // The usual case first, without a timer: the queue has room.
         if let Ok(mut places) = self.tx.try_reserve_many(2) {
@@ -468,7 +679,7 @@ impl Watch {
         // The place kept free takes it; a client that has gone needs nothing.
         let _ = self
             .tx
-            .try_send(Ok(v1::WatchGameResponse { kind: Some(lagged) }));
+            .try_send(Ok(O::wrap(v1::WatchGameResponse { kind: Some(lagged) })));
         Flow::Stop
     }
 

@@ -1,0 +1,310 @@
+//! The Play call: a seat watches and acts over one bidirectional stream. Games played to the
+//! end over it, refusals answered on the stream without ending it or changing the game,
+//! retries applied once, and a call that does not open properly refused.
+
+use std::time::Duration;
+
+use canasta_engine::{Action, Seat, Viewer};
+use canasta_proto::convert::action_to_wire;
+use canasta_proto::v1;
+use canasta_proto::v1::play_response::Kind as Play;
+use canasta_proto::v1::watch_game_response::Kind as Msg;
+use canasta_tests::replica::*;
+use canasta_tests::*;
+use tokio::sync::mpsc;
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Code, Request, Streaming};
+
+/// One seat's Play call: where to send requests, and what comes back (the events seen so
+/// far are kept).
+struct PlayCall {
+    requests: mpsc::Sender<v1::PlayRequest>,
+    responses: Streaming<v1::PlayResponse>,
+    events: Vec<v1::GameEvent>,
+}
+
+fn watch(game_id: &str) -> v1::PlayRequest {
+    v1::PlayRequest {
+        kind: Some(v1::play_request::Kind::Watch(v1::WatchGameRequest {
+            game_id: game_id.to_string(),
+            after_seq: 0,
+            include_actions: false,
+            include_view: false,
+        })),
+    }
+}
+
+fn submit(game_id: &str, expected_seq: u64, request_id: &str, action: &Action) -> v1::PlayRequest {
+    v1::PlayRequest {
+        kind: Some(v1::play_request::Kind::Submit(v1::SubmitActionRequest {
+            game_id: game_id.to_string(),
+            expected_seq,
+            request_id: request_id.to_string(),
+            action: Some(action_to_wire(action)),
+        })),
+    }
+}
+
+impl PlayCall {
+    /// Opens a Play call with `first` as its first request.
+    async fn open(
+        client: &mut Client,
+        token: Option<&str>,
+        first: v1::PlayRequest,
+    ) -> Result<PlayCall, tonic::Status> {
+        let (requests, rx) = mpsc::channel(8);
+        requests.send(first).await.expect("the receiver is here");
+        let stream = ReceiverStream::new(rx);
+        let request = match token {
+            Some(t) => authed(stream, t),
+            None => Request::new(stream),
+        };
+        let responses = client.play(request).await?.into_inner();
+        Ok(PlayCall {
+            requests,
+            responses,
+            events: Vec::new(),
+        })
+    }
+
+    async fn send(&self, request: v1::PlayRequest) {
+        self.requests.send(request).await.expect("the call is open");
+    }
+
+    /// The next message, within 10 s; `None` once the call has ended.
+    async fn next(&mut self) -> Option<v1::play_response::Kind> {
+        let message = tokio::time::timeout(Duration::from_secs(10), self.responses.next())
+            .await
+            .expect("a message within 10 s")?
+            .expect("a good message");
+        if let Some(Play::Update(v1::WatchGameResponse {
+            kind: Some(Msg::Event(e)),
+        })) = &message.kind
+        {
+            self.events.push(e.clone());
+        }
+        message.kind
+    }
+
+    /// The next action result, keeping the events met on the way.
+    async fn result(&mut self) -> v1::PlayResult {
+        loop {
+            match self.next().await.expect("the call goes on") {
+                Play::Result(r) => return r,
+                Play::Update(v1::WatchGameResponse {
+                    kind: Some(Msg::Lagged(l)),
+                }) => panic!("lagged at {}", l.last_seq),
+                Play::Update(_) => continue,
+            }
+        }
+    }
+
+    /// Reads until the events up to `seq` have come.
+    async fn events_until(&mut self, seq: u64) -> &[v1::GameEvent] {
+        while self.events.last().map_or(0, |e| e.seq) < seq {
+            self.next().await.expect("the call goes on");
+        }
+        &self.events
+    }
+}
+
+// Both seats play a whole deal over their Play calls: each action's result names its request
+// and the game's seq after it, and each call carries the events redacted for its seat, the
+// same as WatchGame gives, through the end of the match.
+#[tokio::test]
+async fn a_game_is_played_to_the_end_over_play_calls() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let (request, script) = short_game();
+    let (id, tokens, mut replica) = started(&mut client, request).await;
+    let mut calls = Vec::new();
+    for token in &tokens {
+        calls.push(
+            PlayCall::open(&mut client, Some(token), watch(&id))
+                .await
+                .expect("a Play call"),
+        );
+    }
+    for (i, (seat, action)) in script.iter().enumerate() {
+        let call = &mut calls[*seat as usize];
+        let request_id = format!("r{i}");
+        call.send(submit(&id, replica.seq(), &request_id, action))
+            .await;
+        let result = call.result().await;
+        replica.apply(*seat, action);
+        assert_eq!(result.request_id, request_id);
+        assert_eq!(result.error, None, "{action}");
+        assert_eq!(result.seq, Some(replica.seq()));
+    }
+    for (s, call) in calls.iter_mut().enumerate() {
+        let got = call.events_until(replica.seq()).await.to_vec();
+        assert_eq!(got, replica.events(Viewer::Seat(Seat(s as u8))), "seat {s}");
+    }
+    server.stop().await;
+}
+
+// A refused action is answered on the stream with the reason SubmitAction gives, changes
+// nothing, and the call goes on: the next, legal action is applied. The refusals: another
+// seat's turn, a stale seq, another game's id, no action, a second opening request.
+#[tokio::test]
+async fn refusals_are_answered_on_the_stream_which_goes_on() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let (request, script) = short_game();
+    let (id, tokens, mut replica) = started(&mut client, request).await;
+    let (seat, action) = script[0].clone();
+    let other = 1 - seat as usize;
+    let mut mine = PlayCall::open(&mut client, Some(&tokens[seat as usize]), watch(&id))
+        .await
+        .expect("a Play call");
+    let mut theirs = PlayCall::open(&mut client, Some(&tokens[other]), watch(&id))
+        .await
+        .expect("a Play call");
+    let seq = replica.seq();
+
+    theirs
+        .send(submit(&id, seq, "early", &Action::DrawStock))
+        .await;
+    let refused = theirs.result().await;
+    assert_eq!(refused.request_id, "early");
+    assert_eq!(refused.seq, None);
+    let error = refused.error.expect("refused");
+    assert_eq!(error.code, Code::FailedPrecondition as i32, "{error:?}");
+    assert_eq!(error.reason, "NOT_YOUR_TURN", "{error:?}");
+    assert!(!error.message.is_empty());
+
+    mine.send(submit(&id, seq - 1, "stale", &action)).await;
+    let error = mine.result().await.error.expect("refused");
+    assert_eq!(
+        (error.code, error.reason.as_str()),
+        (Code::Aborted as i32, "STALE_SEQ")
+    );
+    assert_eq!(
+        error.metadata.get("seq").map(String::as_str),
+        Some(seq.to_string().as_str())
+    );
+
+    mine.send(submit("another-game", seq, "elsewhere", &action))
+        .await;
+    let error = mine.result().await.error.expect("refused");
+    assert_eq!(
+        (error.code, error.reason.as_str(), error.field.as_str()),
+        (Code::InvalidArgument as i32, "WRONG_GAME", "submit.game_id")
+    );
+
+    let mut empty = submit(&id, seq, "empty", &action);
+    if let Some(v1::play_request::Kind::Submit(s)) = &mut empty.kind {
+        s.action = None;
+    }
+    mine.send(empty).await;
+    let error = mine.result().await.error.expect("refused");
+    assert_eq!(error.reason, "MISSING_FIELD");
+
+    mine.send(watch(&id)).await;
+    let error = mine.result().await.error.expect("refused");
+    assert_eq!(error.reason, "PLAY_ALREADY_OPEN");
+
+    assert_eq!(game_seq(&mut client, &id).await, seq, "nothing changed");
+    // The call goes on; the game id may be left out.
+    mine.send(submit("", seq, "draw", &action)).await;
+    let applied = mine.result().await;
+    replica.apply(seat, &action);
+    assert_eq!(
+        (applied.request_id.as_str(), applied.seq, applied.error),
+        ("draw", Some(replica.seq()), None)
+    );
+    server.stop().await;
+}
+
+// An action sent again with the same request id (a client that lost the answer) is applied
+// once and answered as the first time, over Play as over SubmitAction.
+#[tokio::test]
+async fn a_retried_action_is_applied_once() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let (request, script) = short_game();
+    let (id, tokens, mut replica) = started(&mut client, request).await;
+    let (seat, action) = script[0].clone();
+    let mut call = PlayCall::open(&mut client, Some(&tokens[seat as usize]), watch(&id))
+        .await
+        .expect("a Play call");
+    let seq = replica.seq();
+    call.send(submit(&id, seq, "once", &action)).await;
+    let first = call.result().await;
+    replica.apply(seat, &action);
+    call.send(submit(&id, seq, "once", &action)).await;
+    let again = call.result().await;
+    assert_eq!(first, again);
+    assert_eq!(first.seq, Some(replica.seq()));
+    assert_eq!(game_seq(&mut client, &id).await, replica.seq());
+    server.stop().await;
+}
+
+// A Play call needs a seat's token, and must open with `watch`: otherwise it is refused at
+// once and nothing is played.
+#[tokio::test]
+async fn a_play_call_opens_with_watch_and_a_seat_token() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let (request, script) = short_game();
+    let (id, tokens, replica) = started(&mut client, request).await;
+    let (seat, action) = script[0].clone();
+
+    let refused = PlayCall::open(&mut client, None, watch(&id))
+        .await
+        .err()
+        .expect("refused");
+    assert_eq!(refused.code(), Code::Unauthenticated, "{refused:?}");
+
+    let first = submit(&id, replica.seq(), "first", &action);
+    let refused = PlayCall::open(&mut client, Some(&tokens[seat as usize]), first)
+        .await
+        .err()
+        .expect("refused");
+    assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
+    assert_eq!(reason(&refused), "PLAY_NOT_OPENED");
+    assert!(refused.message().contains("watch"), "{}", refused.message());
+
+    let refused = PlayCall::open(&mut client, Some(&tokens[seat as usize]), watch("nope"))
+        .await
+        .err()
+        .expect("refused");
+    assert_eq!(refused.code(), Code::NotFound, "{refused:?}");
+    assert_eq!(game_seq(&mut client, &id).await, replica.seq());
+    server.stop().await;
+}
+
+// Every action sent on a Play call spends from the seat's request rate, as a SubmitAction
+// call does: past the burst, actions are refused RATE_LIMITED with the time to wait, and the
+// call goes on.
+#[tokio::test]
+async fn actions_on_a_play_call_spend_from_the_seat_rate() {
+    let mut config = canasta_server::Config::for_tests();
+    config.requests_per_second = 1.0;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let (request, script) = short_game();
+    let (id, tokens, replica) = started(&mut client, request).await;
+    let (seat, _) = script[0].clone();
+    let mut call = PlayCall::open(&mut client, Some(&tokens[seat as usize]), watch(&id))
+        .await
+        .expect("a Play call");
+    // Refused for the stale seq or for the rate, never applied.
+    let mut limited = None;
+    for i in 0..10 {
+        let request = submit(&id, replica.seq() - 1, &format!("x{i}"), &Action::DrawStock);
+        call.send(request).await;
+        let error = call.result().await.error.expect("refused");
+        if error.reason == "RATE_LIMITED" {
+            limited = Some(error);
+            break;
+        }
+        assert_eq!(error.reason, "STALE_SEQ");
+    }
+    let limited = limited.expect("the rate runs out within 10 actions");
+    assert_eq!(limited.code, Code::ResourceExhausted as i32);
+    assert!(limited.retry_after_ms > 0, "{limited:?}");
+    assert_eq!(game_seq(&mut client, &id).await, replica.seq());
+    server.stop().await;
+}
