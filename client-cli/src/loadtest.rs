@@ -1,7 +1,8 @@
 //! `canasta loadtest`: measures a server under load through the public protocol, as third-party
-//! bots would load it. Games of built-in bots run concurrently, each seat a separate client with
-//! its own watch stream, acting on the prompts it receives (which carry its view: one call per
-//! move). The seats share a few HTTP/2 connections (`--connections`), as a host of many bots
+//! bots would load it. Games of built-in bots run concurrently, each seat a separate client
+//! with its own Play call, acting on the prompts it receives (which carry its view) by sending
+//! the action on the same call (`--unary`: a watch stream and a SubmitAction call per move).
+//! The seats share a few HTTP/2 connections (`--connections`), as a host of many bots
 //! would; `--connections 0` gives each seat its own. Finished games are replaced by new ones
 //! until the time is up. The report counts games and actions, the latency from submitting an action to receiving its
 //! first event on the actor's own stream, errors by reason, and the server's resident memory.
