@@ -521,6 +521,38 @@ async fn run_slot(plan: Arc<Plan>, slot: u64) -> Result<Totals, String> {
     Ok(totals)
 }
 
+/// What a seat's loop keeps of its stream: the seq of the last event, and the action in
+/// flight (the seq of its first event, and when it was sent).
+#[derive(Default)]
+struct Progress {
+    last: u64,
+    pending: Option<(u64, Instant)>,
+}
+
+impl Progress {
+    /// Notes an event that arrived at `at` (an event seen before is skipped), with the latency
+    /// of the action in flight if it is that action's first event. True if the match ended.
+    fn event(&mut self, e: &v1::GameEvent, at: Instant, stats: &mut SeatStats) -> bool {
+        if e.seq <= self.last {
+            return false;
+        }
+        self.last = e.seq;
+        if let Some((seq, sent)) = self.pending
+            && e.seq >= seq
+        {
+            if e.seq == seq {
+                stats
+                    .latencies
+                    .push(at.saturating_duration_since(sent).as_micros() as u64);
+            }
+            self.pending = None;
+        }
+        let ended = matches!(e.kind, Some(v1::game_event::Kind::MatchEnded(_)));
+        stats.finished |= ended;
+        ended
+    }
+}
+
 /// Plays one seat over one Play call until the match ends or the time is up: on each prompt
 /// (which carries the view) lets the bot choose and sends the action on the same call. Nothing
 /// waits for an action's result, so each message is stamped as it arrives, and the latency of
@@ -551,9 +583,7 @@ async fn play_seat(
         }
     };
     let mut bot = bot;
-    let mut last = 0u64;
-    // The seq of the first event of the action in flight, and when it was sent.
-    let mut pending: Option<(u64, Instant)> = None;
+    let mut progress = Progress::default();
     let stop = tokio::time::sleep_until(deadline.into());
     tokio::pin!(stop);
     loop {
@@ -580,7 +610,7 @@ async fn play_seat(
                 match r.error {
                     None => stats.actions += 1,
                     Some(e) => {
-                        pending = None;
+                        progress.pending = None;
                         stats.error(e.reason);
                     }
                 }
@@ -589,27 +619,9 @@ async fn play_seat(
             None => continue,
         };
         match update {
-            Some(Kind::Event(e)) => {
-                if e.seq <= last {
-                    continue;
-                }
-                last = e.seq;
-                if let Some((seq, sent)) = pending
-                    && e.seq >= seq
-                {
-                    if e.seq == seq {
-                        stats
-                            .latencies
-                            .push(at.saturating_duration_since(sent).as_micros() as u64);
-                    }
-                    pending = None;
-                }
-                if matches!(e.kind, Some(v1::game_event::Kind::MatchEnded(_))) {
-                    stats.finished = true;
-                    break;
-                }
-            }
-            Some(Kind::Prompt(p)) if p.seq == last => {
+            // Every event is noted here; the loop ends with the match.
+            Some(Kind::Event(e)) if progress.event(&e, at, &mut stats) => break,
+            Some(Kind::Prompt(p)) if p.seq == progress.last => {
                 if Instant::now() >= deadline {
                     break;
                 }
@@ -633,7 +645,7 @@ async fn play_seat(
                         seat.submit_request(seq, &action),
                     )),
                 };
-                pending = Some((seq + 1, Instant::now()));
+                progress.pending = Some((seq + 1, Instant::now()));
                 if tx.send(request).await.is_err() {
                     stats.error("PLAY_CLOSED");
                     break;
@@ -686,9 +698,7 @@ async fn play_seat_unary(
             }
         }
     });
-    let mut last = 0u64;
-    // The seq of the first event of the action in flight, and when it was sent.
-    let mut pending: Option<(u64, Instant)> = None;
+    let mut progress = Progress::default();
     let stop = tokio::time::sleep_until(deadline.into());
     tokio::pin!(stop);
     loop {
@@ -711,27 +721,9 @@ async fn play_seat_unary(
         };
         use v1::watch_game_response::Kind;
         match message.kind {
-            Some(Kind::Event(e)) => {
-                if e.seq <= last {
-                    continue;
-                }
-                last = e.seq;
-                if let Some((seq, sent)) = pending
-                    && e.seq >= seq
-                {
-                    if e.seq == seq {
-                        stats
-                            .latencies
-                            .push(at.saturating_duration_since(sent).as_micros() as u64);
-                    }
-                    pending = None;
-                }
-                if matches!(e.kind, Some(v1::game_event::Kind::MatchEnded(_))) {
-                    stats.finished = true;
-                    break;
-                }
-            }
-            Some(Kind::Prompt(p)) if p.seq == last => {
+            // Every event is noted here; the loop ends with the match.
+            Some(Kind::Event(e)) if progress.event(&e, at, &mut stats) => break,
+            Some(Kind::Prompt(p)) if p.seq == progress.last => {
                 if Instant::now() >= deadline {
                     break;
                 }
@@ -751,11 +743,11 @@ async fn play_seat_unary(
                     continue;
                 };
                 let action = bot.choose(&view, &legal);
-                pending = Some((seq + 1, Instant::now()));
+                progress.pending = Some((seq + 1, Instant::now()));
                 match seat.submit(&mut client, seq, &action).await {
                     Ok(_) => stats.actions += 1,
                     Err(s) => {
-                        pending = None;
+                        progress.pending = None;
                         stats.error(reason(&s));
                     }
                 }
