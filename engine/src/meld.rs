@@ -145,8 +145,7 @@ pub fn kind_of_new(rules: &Rules, cards: &CardCounts) -> Result<MeldKind, RuleEr
     if cards.red_threes() > 0 {
         return Err(RuleError::RedThree);
     }
-    let counts = cards.rank_counts();
-    let mut ranks = Rank::NATURALS.iter().filter(|&&r| counts[r as usize] > 0);
+    let mut ranks = Rank::NATURALS.iter().filter(|&&r| cards.rank_count(r) > 0);
     let first = ranks.next().copied();
     let second = ranks.next().copied();
     let one_suit = || {

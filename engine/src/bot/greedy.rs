@@ -112,8 +112,6 @@ impl Memory {
 struct Pos<'v> {
     view: &'v View,
     hand: CardCounts,
-    /// The hand's count of each rank (by `Rank as usize`).
-    ranks: [u8; 14],
     mine: &'v SideView,
 }
 
@@ -122,11 +120,9 @@ impl<'v> Pos<'v> {
         let seat = view.to_act?;
         let me = view.seats.get(seat.index())?;
         let mine = view.sides.get(me.side.index())?;
-        let hand = me.hand?;
         Some(Pos {
             view,
-            hand,
-            ranks: hand.rank_counts(),
+            hand: me.hand?,
             mine,
         })
     }
@@ -244,7 +240,9 @@ impl GreedyBot {
         {
             counts[r as usize] = 0;
         }
-        let mut left = *hand;
+        // The wild cards not used yet: melds of naturals take none, and the naturals of one
+        // rank are untouched by the melds of the others.
+        let mut wilds_left = *hand;
         let mut specs = MeldBatch::new();
         let mut ranks: SmallVec<[Rank; 11]> = Rank::NATURALS
             .into_iter()
@@ -255,10 +253,9 @@ impl GreedyBot {
             if value >= minimum {
                 break;
             }
-            let cards = take(&left, r, counts[r as usize]);
-            value += cards.value();
-            left.remove_all(&cards);
-            specs.push(MeldSpec::new_meld(cards));
+            let n = counts[r as usize];
+            value += r.value() * n as u32;
+            specs.push(MeldSpec::new_meld(take(hand, r, n)));
         }
         let mut pairs: SmallVec<[Rank; 11]> = Rank::NATURALS
             .into_iter()
@@ -269,11 +266,13 @@ impl GreedyBot {
             if value >= minimum {
                 break;
             }
-            let Some(wild) = a_wild(&left) else { break };
-            let mut cards = take(&left, r, 2);
+            let Some(wild) = a_wild(&wilds_left) else {
+                break;
+            };
+            wilds_left.remove(wild);
+            let mut cards = take(hand, r, 2);
             cards.add(wild);
-            value += cards.value();
-            left.remove_all(&cards);
+            value += 2 * r.value() + wild.value();
             specs.push(MeldSpec::new_meld(cards));
         }
         (value >= minimum).then_some(specs)
@@ -400,7 +399,7 @@ impl GreedyBot {
         // Naturals onto the side's groups.
         for (id, m) in pos.melds().iter().enumerate() {
             if let MeldKind::Group(r) = m.kind {
-                let n = pos.ranks[r as usize].min(spare as u8);
+                let n = hand.rank_count(r).min(spare as u8);
                 if n > 0 && !(m.is_canasta() && pos.view.rules.closed_canastas) {
                     return Some(batch([MeldSpec::add_to(id as u8, take(hand, r, n))]));
                 }
@@ -408,7 +407,7 @@ impl GreedyBot {
         }
         // New groups of three naturals or more; pairs stay in hand for the pile.
         for r in Rank::NATURALS {
-            let n = pos.ranks[r as usize];
+            let n = hand.rank_count(r);
             if n >= 3 && pos.group_of(r).is_none() && (n as usize) <= spare {
                 return Some(batch([MeldSpec::new_meld(take(hand, r, n))]));
             }
@@ -454,7 +453,7 @@ impl GreedyBot {
         }
         // The hand's cards by rank, and the natural cards of each rank in sight: the hand, the
         // pile, every meld. The rest are in other hands or the stock.
-        let held = pos.ranks;
+        let held = hand.rank_counts();
         let mut held_ranks = 0u32;
         for (i, &n) in held.iter().enumerate() {
             held_ranks |= ((n > 0) as u32) << i;
