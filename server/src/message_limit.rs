@@ -64,10 +64,10 @@ where
         let metrics = self.metrics.clone();
         Box::pin(async move {
             let response = answer.await?;
-            let too_large = response.extensions().get::<Status>().and_then(|s| {
-                (s.code() == Code::OutOfRange && s.message().starts_with(TONIC_TOO_LARGE))
-                    .then(|| too_large(s.message(), limit))
-            });
+            let too_large = response
+                .extensions()
+                .get::<Status>()
+                .and_then(|s| refusal_of(s, limit));
             Ok(match too_large {
                 Some(e) => {
                     metrics.error("RESOURCE_EXHAUSTED", e.reason);
@@ -77,6 +77,14 @@ where
             })
         })
     }
+}
+
+/// The service's refusal for tonic's refusal of a message over `limit` bytes; `None` for any
+/// other status. (A streaming call, such as Play, meets tonic's refusal when it reads the
+/// message, and answers with this.)
+pub fn refusal_of(status: &Status, limit: usize) -> Option<ApiError> {
+    (status.code() == Code::OutOfRange && status.message().starts_with(TONIC_TOO_LARGE))
+        .then(|| too_large(status.message(), limit))
 }
 
 /// The refusal of a request over `limit` bytes; `tonic_message` names its size.

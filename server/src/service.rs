@@ -394,6 +394,7 @@ impl CanastaService for Service {
             limiter: self.limiter.clone(),
             metrics: self.metrics.clone(),
             send_timeout: self.config.watch_send_timeout(),
+            max_message_bytes: self.config.max_message_bytes,
             tx,
         };
         tokio::spawn(plays.run(requests, watching));
@@ -481,6 +482,8 @@ struct Plays {
     metrics: Arc<Metrics>,
     /// How long a result waits for the client to make room (as the watch side waits).
     send_timeout: std::time::Duration,
+    /// The largest request message (`--max-message-bytes`).
+    max_message_bytes: usize,
     tx: mpsc::Sender<Result<v1::PlayResponse, Status>>,
 }
 
@@ -495,8 +498,25 @@ impl Plays {
                 r = requests.message() => r,
                 _ = &mut watching => break,
             };
-            // The client closed its side (or the call broke): the watch side goes on alone.
-            let Ok(Some(request)) = request else { break };
+            let request = match request {
+                Ok(Some(request)) => request,
+                // The client closed its side: the watch side goes on alone.
+                Ok(None) => break,
+                // A message that cannot be read (too large, malformed) ends the call with the
+                // reason; a call that broke has no one to tell.
+                Err(status) => {
+                    let refusal = crate::message_limit::refusal_of(&status, self.max_message_bytes);
+                    let status = match refusal {
+                        Some(e) => {
+                            self.metrics.error(code_name(e.code), e.reason);
+                            Status::from(e)
+                        }
+                        None => status,
+                    };
+                    let _ = self.tx.try_send(Err(status));
+                    break;
+                }
+            };
             let (request_id, outcome) = match request.kind {
                 Some(v1::play_request::Kind::Submit(s)) => {
                     (s.request_id.clone(), self.submit(s).await)

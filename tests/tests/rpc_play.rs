@@ -308,3 +308,35 @@ async fn actions_on_a_play_call_spend_from_the_seat_rate() {
     assert_eq!(game_seq(&mut client, &id).await, replica.seq());
     server.stop().await;
 }
+
+// A message over the size limit on a Play call ends the call with the limit's refusal
+// (RESOURCE_EXHAUSTED MESSAGE_TOO_LARGE, as for any request), and plays nothing.
+#[tokio::test]
+async fn an_oversized_message_ends_the_call_with_the_limit() {
+    let mut config = canasta_server::Config::for_tests();
+    config.max_message_bytes = 4096;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let (request, script) = short_game();
+    let (id, tokens, replica) = started(&mut client, request).await;
+    let (seat, action) = script[0].clone();
+    let mut call = PlayCall::open(&mut client, Some(&tokens[seat as usize]), watch(&id))
+        .await
+        .expect("a Play call");
+    let huge = "x".repeat(10_000);
+    call.send(submit(&id, replica.seq(), &huge, &action)).await;
+    let status = loop {
+        let next = tokio::time::timeout(Duration::from_secs(10), call.responses.next())
+            .await
+            .expect("an answer within 10 s");
+        match next {
+            Some(Ok(_)) => continue,
+            Some(Err(status)) => break status,
+            None => panic!("the call ended without saying why"),
+        }
+    };
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert_eq!(reason(&status), "MESSAGE_TOO_LARGE");
+    assert_eq!(game_seq(&mut client, &id).await, replica.seq());
+    server.stop().await;
+}
