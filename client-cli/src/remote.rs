@@ -280,20 +280,12 @@ impl SeatClient {
         expected_seq: u64,
         action: &canasta_engine::Action,
     ) -> Result<v1::SubmitActionResponse, Status> {
-        let request_id = self.request_id();
+        let request = self.submit_request(expected_seq, action);
         let mut delay = Duration::from_millis(50);
         let (mut limited_tries, mut transport_tries) = (0, 0);
         loop {
             let r = client
-                .submit_action(authed(
-                    v1::SubmitActionRequest {
-                        game_id: self.game_id.clone(),
-                        expected_seq,
-                        request_id: request_id.clone(),
-                        action: Some(action_to_wire(action)),
-                    },
-                    &self.token,
-                ))
+                .submit_action(authed(request.clone(), &self.token))
                 .await;
             let s = match r {
                 Ok(r) => return Ok(r.into_inner()),

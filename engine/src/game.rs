@@ -566,10 +566,8 @@ impl Game {
                 self.end_deal(DealEnd::WentOut { seat, concealed }, ev);
             }
             Action::AskPartner => {
-                let partner = self
-                    .table
-                    .partner(&self.d.chairs, seat)
-                    .expect("checked: the seat has a partner");
+                let partner =
+                    self.d.partners[seat.index()].expect("checked: the seat has a partner");
                 self.d.turn_flags.ask = Ask::Pending;
                 self.phase = Phase::Answer;
                 ev.push(Event::AskedPartner { seat, partner });

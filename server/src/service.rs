@@ -262,22 +262,7 @@ impl CanastaService for Service {
         let token = self.seat_token(&request).map_err(|e| self.fail(e))?;
         let r = request.into_inner();
         let handle = self.registry.get(&r.game_id).map_err(|e| self.fail(e))?;
-        let action = r.action.ok_or_else(|| {
-            self.fail(ApiError::invalid(
-                "MISSING_FIELD",
-                "action",
-                "action is required",
-            ))
-        })?;
-        let answer = handle
-            .ask(|reply| Command::Submit {
-                token,
-                expected_seq: r.expected_seq,
-                request_id: r.request_id,
-                action,
-                with_events: true,
-                reply,
-            })
+        let answer = submit_to(&handle, token, r, true)
             .await
             .map_err(|e| self.fail(e))?;
         Ok(Response::new(answer))
@@ -581,22 +566,32 @@ impl Plays {
                 ),
             ));
         }
-        let action = s
-            .action
-            .ok_or_else(|| ApiError::invalid("MISSING_FIELD", "action", "action is required"))?;
-        let answer = self
-            .handle
-            .ask(|reply| Command::Submit {
-                token: self.token.clone(),
-                expected_seq: s.expected_seq,
-                request_id: s.request_id,
-                action,
-                with_events: false,
-                reply,
-            })
-            .await?;
+        let answer = submit_to(&self.handle, self.token.clone(), s, false).await?;
         Ok(answer.seq)
     }
+}
+
+/// Submits an action to its game's actor, as SubmitAction and a Play call both do; the
+/// answer lists the action's events if `with_events`.
+async fn submit_to(
+    handle: &crate::actor::GameHandle,
+    token: Token,
+    r: v1::SubmitActionRequest,
+    with_events: bool,
+) -> Result<v1::SubmitActionResponse, ApiError> {
+    let action = r
+        .action
+        .ok_or_else(|| ApiError::invalid("MISSING_FIELD", "action", "action is required"))?;
+    handle
+        .ask(|reply| Command::Submit {
+            token,
+            expected_seq: r.expected_seq,
+            request_id: r.request_id,
+            action,
+            with_events,
+            reply,
+        })
+        .await
 }
 
 /// A refusal as a Play stream reports it: what the status of a refused call says.
