@@ -12,7 +12,7 @@ use crate::action::{Action, MeldSpec, MeldTarget, TopMeld};
 use crate::card::{Card, CardCounts, pack};
 use crate::error::RuleError;
 use crate::event::{DealFinish, DealStart, Event, Placed, PlacedList, RedThreeSource};
-use crate::legal::{Ask, Ctx, LegalChoices, TurnFlags};
+use crate::legal::{Ask, Choice, Ctx, LegalChoices, TurnFlags};
 use crate::meld::{Meld, MeldKind, check_growth, kind_of_new};
 use crate::rng::Xoshiro256;
 use crate::rules::StopRule;
@@ -199,6 +199,9 @@ pub struct Game {
     history_stamp: CacheStamp,
     /// The stamp of `rules`, which never change: fresh for each new game.
     rules_stamp: CacheStamp,
+    /// The stamp of the whole game state: fresh whenever an action changes it. A
+    /// [`Choice`] checked in this state is applied without a second check.
+    state: CacheStamp,
     winner: Option<Side>,
     phase: Phase,
     pub(crate) d: Deal,
@@ -276,6 +279,7 @@ impl Game {
             },
             history_stamp: CacheStamp::fresh(),
             rules_stamp: CacheStamp::fresh(),
+            state: CacheStamp::fresh(),
         };
         let mut events = Vec::new();
         game.start_deal(&mut events);
@@ -483,9 +487,12 @@ impl Game {
         })
     }
 
-    /// The legal choices of the seat to act; `None` once the match is over.
+    /// The legal choices of the seat to act; `None` once the match is over. What
+    /// [`LegalChoices::checked`] passes on them is applied by [`Game::apply_choice`] without a
+    /// second check while the game stays in this state.
     pub fn legal(&self) -> Option<LegalChoices<'_>> {
-        self.ctx().map(LegalChoices::new)
+        let state = self.state;
+        self.ctx().map(|ctx| LegalChoices::of_game(ctx, state))
     }
 
     /// Appends the legal actions of the seat to act, in canonical form, to `out`.
@@ -529,7 +536,28 @@ impl Game {
         Ok(())
     }
 
+    /// Applies a bot's [`Choice`] like [`Game::apply_into`]. A choice checked on this game's
+    /// own choices ([`Game::legal`]), for `seat`, in the state the game is still in, is not
+    /// checked again: that check would give the same answer. Any other choice is checked.
+    pub fn apply_choice(
+        &mut self,
+        seat: Seat,
+        choice: &Choice,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
+        match choice.proof() {
+            Some((checked_for, state)) if checked_for == seat && state.names(self.state) => {
+                self.exec(seat, choice.action(), events);
+                Ok(())
+            }
+            _ => self.apply_into(seat, choice.action(), events),
+        }
+    }
+
+    /// Carries out a checked action: the one way the game's state changes after its start.
     fn exec(&mut self, seat: Seat, action: &Action, ev: &mut Vec<Event>) {
+        // A new state: no choice checked before it may skip its check from now on.
+        self.state = CacheStamp::fresh();
         match action {
             Action::DrawStock => {
                 if self.draw(seat, self.rules.draw, ev) {

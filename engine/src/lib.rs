@@ -65,7 +65,7 @@ pub use card::{Card, CardCounts, Rank, Suit, parse_cards};
 pub use error::RuleError;
 pub use event::Event;
 pub use game::{Game, Phase, ReplayError, Setup, SetupError};
-pub use legal::{Ask, LegalChoices, Summary, TurnFlags};
+pub use legal::{Ask, Choice, LegalChoices, Summary, TurnFlags};
 pub use meld::{CanastaKind, Meld, MeldId, MeldKind};
 pub use rules::{Preset, RuleSpec, Rules, RulesError};
 pub use score::{DealEnd, DealScore, SideScore};

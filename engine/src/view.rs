@@ -148,10 +148,11 @@ impl std::fmt::Debug for ViewCache {
     }
 }
 
-/// A number naming one state of a part of a game (a side's melds, the list of finished deals)
-/// that no other state of any game has had: a game takes a fresh one each time that part
-/// changes, and a clone keeps it along with the equal part. [`Game::view_into`] keeps the
-/// stamp of what it copied into a view, so a refresh skips copying what did not change.
+/// A number naming one state of a game or of a part of it (a side's melds, the list of
+/// finished deals) that no other state of any game has had: a game takes a fresh one each time
+/// that state changes, and a clone keeps it along with the equal state. [`Game::view_into`]
+/// keeps the stamp of what it copied into a view, so a refresh skips copying what did not
+/// change; a [`crate::legal::Choice`] keeps the stamp of the game state it was checked in.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
 pub(crate) struct CacheStamp(u64);
 
@@ -165,7 +166,7 @@ impl CacheStamp {
     }
 
     /// True if both name the same state (the default names none, not even its own).
-    fn names(self, other: CacheStamp) -> bool {
+    pub(crate) fn names(self, other: CacheStamp) -> bool {
         self.0 != 0 && self.0 == other.0
     }
 }

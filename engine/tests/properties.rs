@@ -438,6 +438,108 @@ fn views_refreshed_in_place_equal_fresh_ones() {
     }
 }
 
+/// A bot's checked [`Choice`] skips the referee's second check only in the state and for the
+/// seat it was checked in: over every layout, greedy bots play by `choose_checked` on the
+/// referee's choices, and at each move
+/// - applying the choice gives the same events and state as applying its action with the full
+///   check (on a clone);
+/// - the same choice applied again (the game has moved on) or for another seat is judged
+///   exactly as `Game::check` judges it, and a refusal changes nothing;
+/// - on a clone in the very same state it applies as on the game.
+#[test]
+fn checked_choices_skip_the_check_only_in_their_state() {
+    let mut events = Vec::new();
+    let mut checked_events = Vec::new();
+    for (i, spec) in layouts().into_iter().enumerate() {
+        let name = name(&spec);
+        let mut game = Game::new(&Setup::seeded(spec.clone(), i as u64)).expect("a valid layout");
+        let players = game.table().players();
+        let mut bots: Vec<GreedyBot> = (0..players).map(|_| GreedyBot::new()).collect();
+        let mut view = game.view(Viewer::Spectator);
+        for step in 0..1_500 {
+            let Some(seat) = game.to_act() else { break };
+            game.view_into(Viewer::Seat(seat), &mut view);
+            let legal = game.legal().expect("a seat to act");
+            let choice = bots[seat.index()].choose_checked(&view, &legal);
+            let at = format!("{name}, step {step}, {seat:?}: {}", choice.action());
+            // The same move with the full check, on a clone in the same state.
+            let mut full = game.clone();
+            events.clear();
+            full.apply_into(seat, choice.action(), &mut events)
+                .unwrap_or_else(|e| panic!("{at}: {e}"));
+            let clone = game.clone();
+            checked_events.clear();
+            game.apply_choice(seat, &choice, &mut checked_events)
+                .unwrap_or_else(|e| panic!("{at}: {e}"));
+            assert_eq!(checked_events, events, "{at}");
+            assert_eq!(game.state_hash(), full.state_hash(), "{at}");
+            // A clone left in the state the choice was checked in takes it alike.
+            let mut twin = clone.clone();
+            checked_events.clear();
+            twin.apply_choice(seat, &choice, &mut checked_events)
+                .unwrap_or_else(|e| panic!("{at}: {e}"));
+            assert_eq!(twin.state_hash(), full.state_hash(), "{at}");
+            // The same choice again, now stale, and for every other seat in its own state:
+            // judged by the full check.
+            let stale = [(game.clone(), seat)].into_iter().chain(
+                (0..players)
+                    .map(Seat)
+                    .filter(|&s| s != seat)
+                    .map(|s| (clone.clone(), s)),
+            );
+            for (mut g, s) in stale {
+                let before = g.state_hash();
+                let expected = g.check(s, choice.action());
+                checked_events.clear();
+                let got = g.apply_choice(s, &choice, &mut checked_events);
+                assert_eq!(got, expected, "{at}, applied again as {s:?}");
+                if got.is_err() {
+                    assert_eq!(g.state_hash(), before, "{at}: a refusal changed the game");
+                }
+            }
+        }
+    }
+}
+
+/// A choice checked on a view's choices proves nothing: a view belongs to its holder, who may
+/// edit it. Here the holder gives the seat a card it does not hold; the discard of that card
+/// passes the edited view's check, and the referee still refuses it.
+#[test]
+fn choices_checked_on_a_view_are_checked_again() {
+    let spec = RuleSpec::new(Preset::Official, 4);
+    let mut game = Game::new(&Setup::seeded(spec, 7)).expect("a valid setup");
+    let seat = game.to_act().expect("a seat to act");
+    game.apply(seat, &Action::DrawStock)
+        .expect("drawing is legal");
+    let mut view = game.view(Viewer::Seat(seat));
+    let hand = game.hand(seat);
+    let missing = (0..53)
+        .filter_map(Card::from_index)
+        .find(|&c| hand.count(c) == 0 && !c.is_wild() && c.rank() != canasta_engine::Rank::Three)
+        .expect("a card the seat does not hold");
+    view.seats[seat.index()]
+        .hand
+        .as_mut()
+        .expect("the seat sees its hand")
+        .add(missing);
+    let legal = view.legal().expect("the seat's choices");
+    let choice = legal
+        .checked(Action::Discard { card: missing })
+        .expect("the edited view holds the card");
+    let before = game.state_hash();
+    let mut events = Vec::new();
+    assert_eq!(
+        game.apply_choice(seat, &choice, &mut events),
+        game.check(seat, choice.action()),
+    );
+    assert!(
+        game.check(seat, choice.action()).is_err(),
+        "{missing} is not held"
+    );
+    assert_eq!(game.state_hash(), before);
+    assert!(events.is_empty());
+}
+
 /// Random games per run of the proptest below: 64, or `PROPTEST_CASES`.
 fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")

@@ -103,11 +103,13 @@ pub fn bot_matches(setups: &[Setup], bots: &mut [Box<dyn Bot>], max_deals: usize
                 break;
             }
             game.view_into(Viewer::Seat(seat), view);
-            let legal = view.legal().expect("a seat sees its own legal choices");
-            let action = bots[seat.index() % bots.len()].choose(view, &legal);
+            // As `bot::play` does: the referee's own choices, so a checked choice is applied
+            // without a second check.
+            let legal = game.legal().expect("a game with a seat to act has choices");
+            let choice = bots[seat.index() % bots.len()].choose_checked(view, &legal);
             p.count(&game);
             events.clear();
-            game.apply_into(seat, &action, &mut events)
+            game.apply_choice(seat, &choice, &mut events)
                 .expect("the bots play legal actions");
         }
         p.deals += game.history().len() as u64;

@@ -20,7 +20,7 @@
 use super::Bot;
 use crate::action::{Action, MeldBatch, MeldSpec, MeldTarget, TopMeld};
 use crate::card::{Card, CardCounts, Rank, Suit};
-use crate::legal::LegalChoices;
+use crate::legal::{Choice, LegalChoices};
 use crate::meld::{CANASTA_LEN, Meld, MeldKind};
 use crate::view::{SideView, View};
 use smallvec::SmallVec;
@@ -278,7 +278,7 @@ impl GreedyBot {
         (value >= minimum).then_some(specs)
     }
 
-    fn draw_phase(&mut self, pos: &Pos<'_>, legal: &LegalChoices<'_>) -> Option<Action> {
+    fn draw_phase(&mut self, pos: &Pos<'_>, legal: &LegalChoices<'_>) -> Option<Choice> {
         let view = pos.view;
         if let Some(&top) = view.pile.last()
             && !view.pile_blocked
@@ -294,11 +294,15 @@ impl GreedyBot {
             }
         }
         // Drawing is legal whenever the stock has cards.
-        (view.stock_len > 0).then_some(Action::DrawStock)
+        if view.stock_len > 0 {
+            legal.checked(Action::DrawStock).ok()
+        } else {
+            None
+        }
     }
 
     /// The first legal way to take the pile the bot likes, in its order of preference.
-    fn take_pile(pos: &Pos<'_>, legal: &LegalChoices<'_>, top: Card) -> Option<Action> {
+    fn take_pile(pos: &Pos<'_>, legal: &LegalChoices<'_>, top: Card) -> Option<Choice> {
         let view = pos.view;
         let hand = &pos.hand;
         let r = top.rank();
@@ -309,7 +313,7 @@ impl GreedyBot {
                 top: TopMeld { target, cards },
                 melds,
             };
-            legal.check(&a).is_ok().then_some(a)
+            legal.checked(a).ok()
         };
         if !pos.mine.melded {
             if hand.rank_count(r) >= 2 {
@@ -349,20 +353,20 @@ impl GreedyBot {
         None
     }
 
-    fn play_phase(&mut self, pos: &Pos<'_>, legal: &LegalChoices<'_>) -> Option<Action> {
+    fn play_phase(&mut self, pos: &Pos<'_>, legal: &LegalChoices<'_>) -> Option<Choice> {
         let hand = &pos.hand;
         // Going out, when it is time: looked for in a small hand only.
         if hand.len() <= 4 + hand.black_threes() as usize
             && Self::time_to_go_out(pos)
             && let Some(out) = legal.first_go_out()
         {
-            return Some(out);
+            // Found by the search, so legal: checked once more only to keep the proof.
+            return legal.checked(out).ok();
         }
-        if let Some(m) = self.meld(pos) {
-            let a = Action::Meld { melds: m };
-            if legal.check(&a).is_ok() {
-                return Some(a);
-            }
+        if let Some(m) = self.meld(pos)
+            && let Ok(c) = legal.checked(Action::Meld { melds: m })
+        {
+            return Some(c);
         }
         self.discard(pos, legal)
     }
@@ -437,7 +441,7 @@ impl GreedyBot {
     }
 
     /// The card that helps the opponents least, unless freezing the pile pays.
-    fn discard(&self, pos: &Pos<'_>, legal: &LegalChoices<'_>) -> Option<Action> {
+    fn discard(&self, pos: &Pos<'_>, legal: &LegalChoices<'_>) -> Option<Choice> {
         let hand = &pos.hand;
         let view = pos.view;
         // Far behind with a big unfrozen pile: freeze it with a two.
@@ -445,11 +449,9 @@ impl GreedyBot {
             && view.pile.len() >= 6
             && !view.pile_frozen
             && let Some(two) = hand.any_of_rank(Rank::Two)
+            && let Ok(c) = legal.checked(Action::Discard { card: two })
         {
-            let a = Action::Discard { card: two };
-            if legal.check(&a).is_ok() {
-                return Some(a);
-            }
+            return Some(c);
         }
         // The hand's cards by rank, and the natural cards of each rank in sight: the hand, the
         // pile, every meld. The rest are in other hands or the stock.
@@ -554,8 +556,7 @@ impl GreedyBot {
         } else {
             hand.any_of_rank(rank)?
         };
-        let a = Action::Discard { card };
-        legal.check(&a).is_ok().then_some(a)
+        legal.checked(Action::Discard { card }).ok()
     }
 }
 
@@ -568,15 +569,18 @@ impl Bot for GreedyBot {
     }
 
     fn choose(&mut self, view: &View, legal: &LegalChoices<'_>) -> Action {
+        self.choose_checked(view, legal).into_action()
+    }
+
+    fn choose_checked(&mut self, view: &View, legal: &LegalChoices<'_>) -> Choice {
         let pos = Pos::new(view);
         let chosen = match (legal.phase(), &pos) {
             (crate::game::Phase::Answer, Some(pos)) => {
                 // Yes when what my hand would cost is less than the bonus the going out earns,
                 // or when the opponents are about to go out anyway.
                 let cost = pos.hand.value() as i32;
-                Some(Action::AnswerPartner {
-                    yes: cost <= view.rules.going_out_bonus || pos.opponents_threaten(),
-                })
+                let yes = cost <= view.rules.going_out_bonus || pos.opponents_threaten();
+                legal.checked(Action::AnswerPartner { yes }).ok()
             }
             (crate::game::Phase::Draw, Some(pos)) => {
                 self.memory.observe(view, pos.mine);
@@ -585,13 +589,9 @@ impl Bot for GreedyBot {
             (crate::game::Phase::Play, Some(pos)) => self.play_phase(pos, legal),
             _ => None,
         };
-        // Every action chosen above was checked where it was built (drawing and answering
-        // are legal whenever the phase asks for them): checking again would only cost time.
-        let action = match chosen {
-            Some(a) => {
-                debug_assert_eq!(legal.check(&a), Ok(()), "{a}");
-                a
-            }
+        // Every action chosen above was checked where it was built, and carries the proof.
+        let choice = match chosen {
+            Some(c) => c,
             None => {
                 // Nothing of its own fits (a forced take, a declined pile, a rare shape): the
                 // first legal action.
@@ -602,14 +602,16 @@ impl Bot for GreedyBot {
                     .iter()
                     .find(|a| matches!(a, Action::TakePile { .. }))
                     .cloned();
-                take.or_else(|| self.actions.first().cloned())
-                    .expect("a seat asked to act always has a legal action")
+                let action = take
+                    .or_else(|| self.actions.first().cloned())
+                    .expect("a seat asked to act always has a legal action");
+                Choice::from(action)
             }
         };
         if let Some(pos) = &pos {
-            self.memory.acted(view, pos.mine, &action);
+            self.memory.acted(view, pos.mine, choice.action());
         }
-        action
+        choice
     }
 }
 

@@ -12,7 +12,7 @@ pub use safe::SafeBot;
 use crate::action::Action;
 use crate::event::Event;
 use crate::game::Game;
-use crate::legal::LegalChoices;
+use crate::legal::{Choice, LegalChoices};
 use crate::view::{View, Viewer};
 
 /// A player program.
@@ -23,6 +23,14 @@ pub trait Bot: Send {
     /// Chooses an action for the seat to act. `view` is that seat's view and `legal` its legal
     /// choices; the action returned must be legal.
     fn choose(&mut self, view: &View, legal: &LegalChoices<'_>) -> Action;
+
+    /// Chooses like [`Bot::choose`], keeping the proof of the check where the bot checked its
+    /// action with [`LegalChoices::checked`]. Given the referee's own choices
+    /// ([`Game::legal`]), such a choice is applied by [`Game::apply_choice`] without a second
+    /// check, which is what [`play`] does. The default has no proof: the referee checks.
+    fn choose_checked(&mut self, view: &View, legal: &LegalChoices<'_>) -> Choice {
+        Choice::from(self.choose(view, legal))
+    }
 }
 
 /// The names of the built-in bots.
@@ -86,13 +94,14 @@ pub fn play(
         }
         game.view_into(Viewer::Seat(seat), &mut view);
         let bot = &mut bots[seat.index()];
-        let legal = view.legal().expect("a seat sees its own legal choices");
-        let action = bot.choose(&view, &legal);
+        // The referee's own choices: what a bot checks on them need not be checked again.
+        let legal = game.legal().expect("a game with a seat to act has choices");
+        let choice = bot.choose_checked(&view, &legal);
         events.clear();
-        if let Err(error) = game.apply_into(seat, &action, &mut events) {
+        if let Err(error) = game.apply_choice(seat, &choice, &mut events) {
             return Err(PlayError::Illegal {
                 bot: bot.name().to_string(),
-                action: Box::new(action),
+                action: Box::new(choice.into_action()),
                 error,
             });
         }

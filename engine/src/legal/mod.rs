@@ -50,6 +50,7 @@ use crate::meld::{
 };
 use crate::rules::Rules;
 use crate::table::Seat;
+use crate::view::CacheStamp;
 
 /// The state of "Partner, may I go out?" in the current turn (R-OUT-3).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
@@ -157,15 +158,72 @@ pub struct Summary {
     pub minimum_remaining: u32,
 }
 
+/// An action a bot chose, with the proof, when it has one, that the referee's check passed it
+/// in the game's current state ([`LegalChoices::checked`] on the choices of
+/// [`crate::Game::legal`]). [`crate::Game::apply_choice`] trusts the proof only for the very
+/// state and seat it was made for, and checks the action as [`crate::Game::apply`] does
+/// otherwise: a choice can save the second check of an action, never let an illegal one
+/// through. Its action cannot be changed once checked.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Choice {
+    action: Action,
+    /// The seat whose choices checked the action.
+    seat: Seat,
+    /// The game state the check was made in; the default (no state) for an unchecked action
+    /// or one checked on a view's choices.
+    state: CacheStamp,
+}
+
+impl Choice {
+    /// The action.
+    pub fn action(&self) -> &Action {
+        &self.action
+    }
+
+    /// The action, without its proof.
+    pub fn into_action(self) -> Action {
+        self.action
+    }
+
+    /// The proof's state, for the referee: `None` for an action without proof.
+    pub(crate) fn proof(&self) -> Option<(Seat, CacheStamp)> {
+        (self.state != CacheStamp::default()).then_some((self.seat, self.state))
+    }
+}
+
+impl From<Action> for Choice {
+    /// An action without proof: the referee checks it when it is applied.
+    fn from(action: Action) -> Choice {
+        Choice {
+            action,
+            seat: Seat(0),
+            state: CacheStamp::default(),
+        }
+    }
+}
+
 /// The legal choices of the seat to act: checks, the full enumeration and the summary.
 #[derive(Clone, Copy, Debug)]
 pub struct LegalChoices<'a> {
     ctx: Ctx<'a>,
+    /// The state of the game these choices were read from, when they were read from the
+    /// referee's [`crate::Game`] itself (never from a view, which its holder may edit): a
+    /// [`Choice`] checked here is proof for that state only.
+    state: CacheStamp,
 }
 
 impl<'a> LegalChoices<'a> {
+    /// Choices read from a view: what they check proves nothing to the referee.
     pub(crate) fn new(ctx: Ctx<'a>) -> Self {
-        LegalChoices { ctx }
+        LegalChoices {
+            ctx,
+            state: CacheStamp::default(),
+        }
+    }
+
+    /// Choices read from the referee's game in the state `state` names.
+    pub(crate) fn of_game(ctx: Ctx<'a>, state: CacheStamp) -> Self {
+        LegalChoices { ctx, state }
     }
 
     /// The seat these choices are for.
@@ -186,6 +244,19 @@ impl<'a> LegalChoices<'a> {
     /// Checks an action of this seat without applying it.
     pub fn check(&self, action: &Action) -> Result<(), RuleError> {
         self.ctx.check(action)
+    }
+
+    /// Checks an action like [`LegalChoices::check`] and, if it is legal, keeps it as a
+    /// [`Choice`] that remembers the check: where these choices were read from a
+    /// [`crate::Game`] ([`crate::Game::legal`]), [`crate::Game::apply_choice`] then applies it
+    /// without checking it a second time, as long as the game is still in the same state.
+    pub fn checked(&self, action: Action) -> Result<Choice, RuleError> {
+        self.ctx.check(&action)?;
+        Ok(Choice {
+            action,
+            seat: self.ctx.seat,
+            state: self.state,
+        })
     }
 
     /// Appends every legal action in canonical form (see the module documentation) to `out`.
