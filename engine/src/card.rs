@@ -649,24 +649,44 @@ mod tests {
         assert_eq!(all.value(), all.iter().map(|c| c.value()).sum::<u32>());
     }
 
-    // The counts of all ranks at once agree with the counts rank by rank, up to the cap of 255
-    // (a triple pack, and counts near the cap).
+    // The counts of a rank, one by one and all at once, are the sum of its cards' counts up to
+    // the cap of 255: a triple pack, small counts, counts either side of 64 and counts near
+    // the cap.
     #[test]
-    fn rank_counts_agree_with_rank_count() {
+    fn rank_counts_agree_with_the_cards_counts() {
         let mut rng = crate::rng::Xoshiro256::seed_from_u64(7);
         let mut cases = vec![CardCounts::new(), CardCounts::from_cards(pack(3, 6))];
-        for _ in 0..500 {
-            let mut c = CardCounts::new();
-            for _ in 0..rng.below(60) {
-                let card = Card::from_index(rng.below(CARD_KINDS as u64) as u8).unwrap();
-                c.add_n(card, rng.below(120) as u8);
+        for max in [4, 70, 120] {
+            for _ in 0..500 {
+                let mut c = CardCounts::new();
+                for _ in 0..rng.below(60) {
+                    let card = Card::from_index(rng.below(CARD_KINDS as u64) as u8).unwrap();
+                    c.add_n(card, rng.below(max) as u8);
+                }
+                cases.push(c);
             }
+        }
+        for n in [63, 64, 65] {
+            let mut c = CardCounts::new();
+            c.add_n(Card::new(Rank::Ace, Suit::Spades), n);
+            c.add_n(Card::new(Rank::King, Suit::Hearts), n);
+            c.add_n(Card::new(Rank::King, Suit::Clubs), 63);
             cases.push(c);
         }
         for c in cases {
             let all = c.rank_counts();
             for r in Rank::ALL {
-                assert_eq!(all[r as usize], c.rank_count(r), "{r:?} in {c:?}");
+                let expected = if r == Rank::Joker {
+                    c.jokers()
+                } else {
+                    let sum: u16 = Suit::ALL
+                        .iter()
+                        .map(|&s| c.count(Card::new(r, s)) as u16)
+                        .sum();
+                    sum.min(255) as u8
+                };
+                assert_eq!(c.rank_count(r), expected, "{r:?} in {c:?}");
+                assert_eq!(all[r as usize], expected, "{r:?} in {c:?}");
             }
         }
     }
