@@ -164,7 +164,7 @@ pub struct Summary {
 /// state and seat it was made for, and checks the action as [`crate::Game::apply`] does
 /// otherwise: a choice can save the second check of an action, never let an illegal one
 /// through. Its action cannot be changed once checked.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, Debug)]
 pub struct Choice {
     action: Action,
     /// The seat whose choices checked the action.
