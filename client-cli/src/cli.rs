@@ -26,6 +26,11 @@ pub enum Command {
     /// Play a game in the terminal against built-in bots or other players.
     Play(PlayArgs),
     /// Attach a built-in bot to a seat of a game on a server and play it to the end.
+    ///
+    /// The bot watches and acts over one Play call (with --unary, a WatchGame stream and a
+    /// SubmitAction call per action). It waits as long as the server asks when refused for a
+    /// limit, and when its connection drops it reconnects and resumes from the last event it
+    /// saw.
     Bot(BotArgs),
     /// Run headless matches between bots, in-process or against a server.
     Match(MatchArgs),
@@ -131,6 +136,10 @@ pub struct BotArgs {
     /// then resumes from the last event it saw), in seconds.
     #[arg(long, default_value_t = 60, value_parser = positive::<u64>)]
     pub reconnect_secs: u64,
+    /// Submit each action with a SubmitAction call of its own, reading a WatchGame stream (as
+    /// a bot without Play does), instead of watching and acting over one Play call.
+    #[arg(long)]
+    pub unary: bool,
 }
 
 /// `canasta match`.

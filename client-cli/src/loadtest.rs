@@ -30,7 +30,7 @@ use tonic::Status;
 
 use crate::cli::LoadtestArgs;
 use crate::play;
-use crate::remote::{self, Client, SeatClient, authed};
+use crate::remote::{self, Client, SeatClient};
 
 /// Most games in flight at once.
 pub const MAX_GAMES: usize = 1024;
@@ -564,19 +564,8 @@ async fn play_seat(
     deadline: Instant,
 ) -> (Client, Box<dyn Bot>, SeatStats) {
     let mut stats = SeatStats::default();
-    let (tx, rx) = mpsc::channel(4);
-    let opening = v1::PlayRequest {
-        kind: Some(v1::play_request::Kind::Watch(v1::WatchGameRequest {
-            game_id: seat.game_id.clone(),
-            after_seq: 0,
-            include_actions: false,
-            include_view: true,
-        })),
-    };
-    tx.send(opening).await.expect("the receiver is here");
-    let requests = tokio_stream::wrappers::ReceiverStream::new(rx);
-    let mut stream = match client.play(authed(requests, &seat.token)).await {
-        Ok(s) => s.into_inner(),
+    let mut call = match seat.open_play(&mut client, 0).await {
+        Ok(c) => c,
         Err(s) => {
             stats.error(format!("PLAY: {}", reason(&s)));
             return (client, bot, stats);
@@ -588,7 +577,7 @@ async fn play_seat(
     tokio::pin!(stop);
     loop {
         let message = tokio::select! {
-            m = stream.next() => match m {
+            m = call.responses.next() => match m {
                 Some(Ok(m)) => m,
                 Some(Err(s)) => {
                     stats.error(format!("PLAY: {}", reason(&s)));
@@ -640,13 +629,8 @@ async fn play_seat(
                     continue;
                 };
                 let action = bot.choose(&view, &legal);
-                let request = v1::PlayRequest {
-                    kind: Some(v1::play_request::Kind::Submit(
-                        seat.submit_request(seq, &action),
-                    )),
-                };
                 progress.pending = Some((seq + 1, Instant::now()));
-                if tx.send(request).await.is_err() {
+                if !call.submit(seat.submit_request(seq, &action)).await {
                     stats.error("PLAY_CLOSED");
                     break;
                 }
@@ -672,19 +656,8 @@ async fn play_seat_unary(
     deadline: Instant,
 ) -> (Client, Box<dyn Bot>, SeatStats) {
     let mut stats = SeatStats::default();
-    let stream = client
-        .watch_game(authed(
-            v1::WatchGameRequest {
-                game_id: seat.game_id.clone(),
-                after_seq: 0,
-                include_actions: false,
-                include_view: true,
-            },
-            &seat.token,
-        ))
-        .await;
-    let mut stream = match stream {
-        Ok(s) => s.into_inner(),
+    let mut stream = match seat.watch(&mut client, 0).await {
+        Ok(s) => s,
         Err(s) => {
             stats.error(format!("WATCH: {}", reason(&s)));
             return (client, bot, stats);

@@ -108,10 +108,18 @@ async fn bot_command(args: BotArgs) -> Result<(), String> {
     }
     .map_err(|e| e.to_string())?;
     seat.reconnect = std::time::Duration::from_secs(args.reconnect_secs);
+    seat.unary = args.unary;
     if !args.json {
         eprintln!(
-            "{} plays seat {} of game {}",
-            args.bot, seat.seat, seat.game_id
+            "{} plays seat {} of game {} {}",
+            args.bot,
+            seat.seat,
+            seat.game_id,
+            if seat.unary {
+                "with a WatchGame stream and a SubmitAction call per action"
+            } else {
+                "over one Play call"
+            }
         );
     }
     let result = remote::play_seat(&mut client, &mut seat, bot.as_mut(), |_| {})

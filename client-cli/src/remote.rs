@@ -4,13 +4,14 @@
 use std::time::{Duration, Instant};
 
 use canasta_engine::bot::Bot;
-use canasta_engine::{Rules, View};
+use canasta_engine::{Action, Rules, View};
 use canasta_proto::convert::{action_to_wire, rules_from_wire, view_from_wire};
 use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
+use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
-use tonic::{Code, Request, Status};
+use tonic::{Code, Request, Status, Streaming};
 
 /// A client of the service.
 pub type Client = CanastaServiceClient<Channel>;
@@ -130,6 +131,9 @@ pub struct SeatClient {
     pub names: Vec<String>,
     /// How long [`play_seat`] keeps trying to reach the server again after it went away.
     pub reconnect: Duration,
+    /// How [`play_seat`] plays: with a WatchGame stream and a SubmitAction call per action
+    /// (`true`), or over one Play call (`false`, the default: cheaper for both sides).
+    pub unary: bool,
     requests: u64,
     prefix: u64,
 }
@@ -173,6 +177,7 @@ impl SeatClient {
                 .map(|s| s.display_name.clone())
                 .collect(),
             reconnect: DEFAULT_RECONNECT,
+            unary: false,
             requests: 0,
             prefix: rand::random(),
         })
@@ -256,12 +261,50 @@ impl SeatClient {
         )
     }
 
+    /// What the seat's streams ask for: the events after `after_seq`, and prompts that carry
+    /// the seat's view (so that a move costs no GetView).
+    pub fn watch_request(&self, after_seq: u64) -> v1::WatchGameRequest {
+        v1::WatchGameRequest {
+            game_id: self.game_id.clone(),
+            after_seq,
+            include_actions: false,
+            include_view: true,
+        }
+    }
+
+    /// Opens the seat's watch stream, from the events after `after_seq`.
+    pub async fn watch(
+        &self,
+        client: &mut Client,
+        after_seq: u64,
+    ) -> Result<Streaming<v1::WatchGameResponse>, Status> {
+        let request = authed(self.watch_request(after_seq), &self.token);
+        Ok(client.watch_game(request).await?.into_inner())
+    }
+
+    /// Opens a Play call for the seat, watching from the events after `after_seq`.
+    pub async fn open_play(&self, client: &mut Client, after_seq: u64) -> Result<PlayCall, Status> {
+        // The opening request is queued before the call starts: the server reads it before it
+        // answers the call.
+        let (requests, rx) = mpsc::channel(4);
+        let opening = v1::PlayRequest {
+            kind: Some(v1::play_request::Kind::Watch(self.watch_request(after_seq))),
+        };
+        requests.send(opening).await.expect("the receiver is here");
+        let stream = tokio_stream::wrappers::ReceiverStream::new(rx);
+        let responses = client.play(authed(stream, &self.token)).await?.into_inner();
+        Ok(PlayCall {
+            requests,
+            responses,
+        })
+    }
+
     /// The request that submits an action (with a fresh request id), as SubmitAction and a
     /// Play stream take it.
     pub fn submit_request(
         &mut self,
         expected_seq: u64,
-        action: &canasta_engine::Action,
+        action: &Action,
     ) -> v1::SubmitActionRequest {
         v1::SubmitActionRequest {
             game_id: self.game_id.clone(),
@@ -278,7 +321,7 @@ impl SeatClient {
         &mut self,
         client: &mut Client,
         expected_seq: u64,
-        action: &canasta_engine::Action,
+        action: &Action,
     ) -> Result<v1::SubmitActionResponse, Status> {
         let request = self.submit_request(expected_seq, action);
         let mut delay = Duration::from_millis(50);
@@ -307,6 +350,24 @@ impl SeatClient {
                 return Err(s);
             }
         }
+    }
+}
+
+/// A seat's open Play call: actions go in, watch-stream updates and the actions' results come
+/// out. Dropping it closes the call.
+pub struct PlayCall {
+    requests: mpsc::Sender<v1::PlayRequest>,
+    /// What the server sends.
+    pub responses: Streaming<v1::PlayResponse>,
+}
+
+impl PlayCall {
+    /// Sends an action on the call; false if the call no longer takes any (it ended).
+    pub async fn submit(&self, request: v1::SubmitActionRequest) -> bool {
+        let request = v1::PlayRequest {
+            kind: Some(v1::play_request::Kind::Submit(request)),
+        };
+        self.requests.send(request).await.is_ok()
     }
 }
 
@@ -362,85 +423,55 @@ pub fn transient(s: &Status) -> bool {
     )
 }
 
+/// A refusal reported on a Play call, as the status of a refused SubmitAction carries it (an
+/// ErrorInfo, and a BadRequest and a RetryInfo when given): [`retry_delay`], [`transient`] and
+/// [`status_text`] then read both alike.
+pub fn play_error_status(e: &v1::PlayError) -> Status {
+    use tonic_types::{ErrorDetails, StatusExt};
+    let mut details = ErrorDetails::with_error_info(
+        e.reason.clone(),
+        canasta_server::errors::DOMAIN,
+        e.metadata.clone(),
+    );
+    if !e.field.is_empty() {
+        details.add_bad_request_violation(e.field.clone(), e.message.clone());
+    }
+    if e.retry_after_ms > 0 {
+        details.set_retry_info(Some(Duration::from_millis(e.retry_after_ms)));
+    }
+    Status::with_error_details(Code::from_i32(e.code), e.message.clone(), details)
+}
+
 /// How long a seat keeps trying to reach a server that went away, unless told otherwise.
 pub const DEFAULT_RECONNECT: Duration = Duration::from_secs(60);
 
-/// Plays `seat` with `bot` until the match ends; returns its result. A dropped stream or
-/// connection is resumed by seq, for as long as `seat.reconnect` without an answer from the
-/// server; `on_event` sees every event once.
+/// Plays `seat` with `bot` until the match ends; returns its result. The seat plays over one
+/// Play call, or, if `seat.unary`, with a watch stream and a SubmitAction call per action.
+/// Either way a dropped stream or connection is resumed by seq, for as long as
+/// `seat.reconnect` without an answer from the server; a refusal for a limit is waited out as
+/// the server asks; `on_event` sees every event once.
 pub async fn play_seat(
     client: &mut Client,
     seat: &mut SeatClient,
     bot: &mut dyn Bot,
     mut on_event: impl FnMut(&v1::GameEvent),
 ) -> Result<v1::MatchResult, RemoteError> {
-    let mut last = 0u64;
-    // Since when the server has not answered, and how many times the bot resumed since.
-    let mut heard = Instant::now();
-    let mut resumed = 0u32;
-    let mut limited_tries = 0u32;
+    let mut link = Link::new();
+    // Kept across Play calls: an action whose answer was lost with its call is sent again, with
+    // its request id, when its prompt comes again.
+    let mut pending = None;
     loop {
-        let opened = client
-            .watch_game(authed(
-                v1::WatchGameRequest {
-                    game_id: seat.game_id.clone(),
-                    after_seq: last,
-                    include_actions: false,
-                    include_view: true,
-                },
-                &seat.token,
-            ))
-            .await;
-        let why = match opened {
-            Ok(stream) => {
-                let mut stream = stream.into_inner();
-                limited_tries = 0;
-                let mut why = "the server closed the stream".to_string();
-                while let Some(message) = stream.next().await {
-                    let message = match message {
-                        Ok(m) => m,
-                        Err(s) => {
-                            why = status_text(&s);
-                            break;
-                        }
-                    };
-                    heard = Instant::now();
-                    resumed = 0;
-                    use v1::watch_game_response::Kind;
-                    match message.kind {
-                        Some(Kind::Event(e)) => {
-                            if e.seq <= last {
-                                continue;
-                            }
-                            last = e.seq;
-                            on_event(&e);
-                            if let Some(v1::game_event::Kind::SeatJoined(j)) = &e.kind
-                                && let Some(n) = seat.names.get_mut(j.seat as usize)
-                            {
-                                *n = j.display_name.clone();
-                            }
-                            if let Some(v1::game_event::Kind::MatchEnded(m)) = e.kind {
-                                return Ok(m.result.unwrap_or_default());
-                            }
-                        }
-                        Some(Kind::Prompt(p)) if p.seq == last => {
-                            if let Acted::Resume(w) = act(client, seat, bot, &p).await? {
-                                why = w;
-                                break;
-                            }
-                        }
-                        Some(Kind::Lagged(_)) => {
-                            why = "the stream fell behind".to_string();
-                            break;
-                        }
-                        _ => {}
-                    }
-                }
-                why
-            }
-            Err(s) => match retry_delay(&s) {
-                Some(wait) if limited_tries < RATE_LIMIT_ATTEMPTS => {
-                    limited_tries += 1;
+        let session = if seat.unary {
+            watch_and_submit(client, seat, bot, &mut link, &mut on_event).await?
+        } else {
+            play_call(client, seat, bot, &mut link, &mut pending, &mut on_event).await?
+        };
+        let why = match session {
+            Session::Ended(result) => return Ok(result),
+            Session::Dropped(why) => why,
+            Session::Refused(s) => match retry_delay(&s) {
+                Some(wait) if link.limited < RATE_LIMIT_ATTEMPTS => {
+                    link.limited += 1;
                     tokio::time::sleep(wait).await;
                     continue;
                 }
@@ -448,42 +479,329 @@ pub async fn play_seat(
                 _ => return Err(s.into()),
             },
         };
-        // Resume after the last event seen, on a new connection.
-        if heard.elapsed() > seat.reconnect {
+        link.reconnect(client, seat, &why).await?;
+    }
+}
+
+/// How one stream of a seat ended.
+enum Session {
+    /// With the match, whose result this is.
+    Ended(v1::MatchResult),
+    /// The server refused to open it.
+    Refused(Status),
+    /// Before the match ended, for this reason: the seat resumes.
+    Dropped(String),
+}
+
+/// Why a stream that fell behind ends.
+const LAGGED: &str = "the stream fell behind";
+
+/// What a seat keeps from one stream to the next.
+struct Link {
+    /// The seq of the last event seen: the next stream starts after it.
+    last: u64,
+    /// When the server last sent something.
+    heard: Instant,
+    /// Streams opened again since then.
+    resumed: u32,
+    /// Refusals for a limit in a row while opening a stream.
+    limited: u32,
+}
+
+impl Link {
+    fn new() -> Link {
+        Link {
+            last: 0,
+            heard: Instant::now(),
+            resumed: 0,
+            limited: 0,
+        }
+    }
+
+    /// A stream opened.
+    fn opened(&mut self) {
+        self.limited = 0;
+    }
+
+    /// The next message of a stream, or why the stream ended.
+    async fn next<T>(&mut self, stream: &mut Streaming<T>) -> Result<T, String> {
+        match stream.next().await {
+            Some(Ok(m)) => {
+                // The server answered: the patience for reconnecting starts again.
+                self.heard = Instant::now();
+                self.resumed = 0;
+                Ok(m)
+            }
+            Some(Err(s)) => Err(status_text(&s)),
+            None => Err("the server closed the stream".to_string()),
+        }
+    }
+
+    /// Reads one message of a stream: notes an event seen for the first time and says what the
+    /// seat must do about the message.
+    fn update<F: FnMut(&v1::GameEvent)>(
+        &mut self,
+        seat: &mut SeatClient,
+        message: v1::WatchGameResponse,
+        on_event: &mut F,
+    ) -> Update {
+        use v1::watch_game_response::Kind;
+        match message.kind {
+            Some(Kind::Event(e)) if e.seq > self.last => {
+                self.last = e.seq;
+                on_event(&e);
+                match e.kind {
+                    Some(v1::game_event::Kind::SeatJoined(j)) => {
+                        if let Some(n) = seat.names.get_mut(j.seat as usize) {
+                            *n = j.display_name;
+                        }
+                        Update::Read
+                    }
+                    Some(v1::game_event::Kind::MatchEnded(m)) => {
+                        Update::Ended(m.result.unwrap_or_default())
+                    }
+                    _ => Update::Read,
+                }
+            }
+            // A prompt older than the last event is stale: a fresh one follows if needed.
+            Some(Kind::Prompt(p)) if p.seq == self.last => Update::Act(Box::new(p)),
+            Some(Kind::Lagged(_)) => Update::Lagged,
+            _ => Update::Read,
+        }
+    }
+
+    /// Connects again after a stream ended for `why`, after a pause that grows with the
+    /// attempts; gives up once the server has not answered for `seat.reconnect`.
+    async fn reconnect(
+        &mut self,
+        client: &mut Client,
+        seat: &SeatClient,
+        why: &str,
+    ) -> Result<(), RemoteError> {
+        if self.heard.elapsed() > seat.reconnect {
             return Err(RemoteError(format!(
                 "lost the server at {}: {why}; it has not answered for {} s, so the seat gives up (--reconnect-secs sets how long to keep trying)",
                 seat.addr,
-                heard.elapsed().as_secs()
+                self.heard.elapsed().as_secs()
             )));
         }
-        resumed += 1;
-        reconnect(client, &seat.addr, resumed).await;
+        self.resumed += 1;
+        tokio::time::sleep(Duration::from_millis(50 * self.resumed.min(20) as u64)).await;
+        if let Ok(c) = connect(&seat.addr).await {
+            *client = c;
+        }
+        Ok(())
     }
 }
 
-async fn reconnect(client: &mut Client, addr: &str, attempt: u32) {
-    tokio::time::sleep(Duration::from_millis(50 * attempt.min(20) as u64)).await;
-    if let Ok(c) = connect(addr).await {
-        *client = c;
-    }
+/// What a message of a seat's stream asks of it.
+enum Update {
+    /// Nothing: read on.
+    Read,
+    /// Act on this prompt (boxed: it carries the seat's whole view).
+    Act(Box<v1::Prompt>),
+    /// The match ended, with this result.
+    Ended(v1::MatchResult),
+    /// The stream fell behind and ends.
+    Lagged,
 }
 
-/// What became of a prompt.
-enum Acted {
-    /// The action was submitted (or the game had moved on: a fresh prompt follows).
-    Done,
+/// What a seat does after a prompt or an answer.
+#[derive(Debug, PartialEq)]
+enum Next {
+    /// Reads on: the next event, prompt or answer.
+    Read,
     /// The connection failed: resume the stream, which prompts again if the action was lost.
     Resume(String),
 }
 
-/// Decides and submits one action for the seat, from the view in its prompt (or its current
-/// view, if the prompt carries none).
-async fn act(
+/// Plays over a watch stream, submitting each action with a SubmitAction call (which waits
+/// out limits and retries a failed transport itself), until the match or the stream ends.
+async fn watch_and_submit<F: FnMut(&v1::GameEvent)>(
     client: &mut Client,
     seat: &mut SeatClient,
     bot: &mut dyn Bot,
+    link: &mut Link,
+    on_event: &mut F,
+) -> Result<Session, RemoteError> {
+    let mut stream = match seat.watch(client, link.last).await {
+        Ok(s) => s,
+        Err(s) => return Ok(Session::Refused(s)),
+    };
+    link.opened();
+    loop {
+        let message = match link.next(&mut stream).await {
+            Ok(m) => m,
+            Err(why) => return Ok(Session::Dropped(why)),
+        };
+        let prompt = match link.update(seat, message, on_event) {
+            Update::Read => continue,
+            Update::Act(p) => p,
+            Update::Ended(result) => return Ok(Session::Ended(result)),
+            Update::Lagged => return Ok(Session::Dropped(LAGGED.into())),
+        };
+        let next = match decide(client, seat, bot, &prompt).await? {
+            Decision::Act(seq, action) => match seat.submit(client, seq, &action).await {
+                Ok(_) => Next::Read,
+                Err(s) => after_refusal(&s, &action)?,
+            },
+            Decision::Then(next) => next,
+        };
+        if let Next::Resume(why) = next {
+            return Ok(Session::Dropped(why));
+        }
+    }
+}
+
+/// An action sent on a Play call and not answered yet.
+struct Pending {
+    request: v1::SubmitActionRequest,
+    /// The action, to name it if it is refused for good.
+    action: Action,
+    /// Refusals for a limit in a row.
+    limited: u32,
+}
+
+/// Plays over one Play call, sending each action on it, until the match or the call ends.
+/// `pending` is the action sent and not answered yet.
+async fn play_call<F: FnMut(&v1::GameEvent)>(
+    client: &mut Client,
+    seat: &mut SeatClient,
+    bot: &mut dyn Bot,
+    link: &mut Link,
+    pending: &mut Option<Pending>,
+    on_event: &mut F,
+) -> Result<Session, RemoteError> {
+    let mut call = match seat.open_play(client, link.last).await {
+        Ok(c) => c,
+        Err(s) => return Ok(Session::Refused(s)),
+    };
+    link.opened();
+    loop {
+        let message = match link.next(&mut call.responses).await {
+            Ok(m) => m,
+            Err(why) => return Ok(Session::Dropped(why)),
+        };
+        use v1::play_response::Kind;
+        let next = match message.kind {
+            Some(Kind::Update(u)) => match link.update(seat, u, on_event) {
+                Update::Read => Next::Read,
+                Update::Act(p) => prompted(client, &call, seat, bot, &p, pending).await?,
+                Update::Ended(result) => return Ok(Session::Ended(result)),
+                Update::Lagged => Next::Resume(LAGGED.into()),
+            },
+            Some(Kind::Result(r)) => match answered(pending, r)? {
+                Answer::Then(next) => next,
+                Answer::Retry(wait, request) => {
+                    tokio::time::sleep(wait).await;
+                    send(&call, request).await
+                }
+            },
+            None => Next::Read,
+        };
+        if let Next::Resume(why) = next {
+            return Ok(Session::Dropped(why));
+        }
+    }
+}
+
+/// Sends the seat's action for a prompt on a Play call: the action in flight again if it
+/// answers this very prompt (its answer was lost with an earlier call; the same request id
+/// makes it apply once), else the bot's choice.
+async fn prompted(
+    client: &mut Client,
+    call: &PlayCall,
+    seat: &mut SeatClient,
+    bot: &mut dyn Bot,
     prompt: &v1::Prompt,
-) -> Result<Acted, RemoteError> {
+    pending: &mut Option<Pending>,
+) -> Result<Next, RemoteError> {
+    let resend = pending
+        .as_ref()
+        .filter(|p| p.request.expected_seq == prompt.seq);
+    let request = match resend {
+        Some(p) => p.request.clone(),
+        None => match decide(client, seat, bot, prompt).await? {
+            Decision::Act(seq, action) => {
+                let request = seat.submit_request(seq, &action);
+                *pending = Some(Pending {
+                    request: request.clone(),
+                    action,
+                    limited: 0,
+                });
+                request
+            }
+            Decision::Then(next) => return Ok(next),
+        },
+    };
+    Ok(send(call, request).await)
+}
+
+/// Sends an action on a Play call.
+async fn send(call: &PlayCall, request: v1::SubmitActionRequest) -> Next {
+    if call.submit(request).await {
+        Next::Read
+    } else {
+        Next::Resume("the server closed the Play call".into())
+    }
+}
+
+/// What the answer to an action sent on a Play call asks of the seat.
+#[derive(Debug)]
+enum Answer {
+    /// Go on as this says.
+    Then(Next),
+    /// Send this request again (the same request id) after this wait.
+    Retry(Duration, v1::SubmitActionRequest),
+}
+
+/// Reads the answer to an action sent on a Play call. A refusal for a limit is retried after
+/// the delay the server asks for (at most [`RATE_LIMIT_ATTEMPTS`] times in a row), as
+/// [`SeatClient::submit`] retries; any other refusal is read as a refused SubmitAction is
+/// ([`after_refusal`]).
+fn answered(pending: &mut Option<Pending>, result: v1::PlayResult) -> Result<Answer, RemoteError> {
+    // The answer to an action given up on (a newer prompt came since) changes nothing.
+    let Some(p) = pending
+        .as_mut()
+        .filter(|p| p.request.request_id == result.request_id)
+    else {
+        return Ok(Answer::Then(Next::Read));
+    };
+    let Some(error) = result.error else {
+        *pending = None;
+        return Ok(Answer::Then(Next::Read));
+    };
+    let status = play_error_status(&error);
+    if let Some(wait) = retry_delay(&status)
+        && p.limited < RATE_LIMIT_ATTEMPTS
+    {
+        p.limited += 1;
+        return Ok(Answer::Retry(wait, p.request.clone()));
+    }
+    let next = after_refusal(&status, &p.action)?;
+    // A transient refusal keeps the action, to send it again when its prompt comes again.
+    if matches!(next, Next::Read) {
+        *pending = None;
+    }
+    Ok(Answer::Then(next))
+}
+
+/// The bot's move on a prompt.
+enum Decision {
+    /// Submit this action, expecting this seq.
+    Act(u64, Action),
+    /// Nothing to submit.
+    Then(Next),
+}
+
+/// Lets the bot choose an action for a prompt, from the view in the prompt (or the seat's
+/// current view, if the prompt carries none).
+async fn decide(
+    client: &mut Client,
+    seat: &SeatClient,
+    bot: &mut dyn Bot,
+    prompt: &v1::Prompt,
+) -> Result<Decision, RemoteError> {
     let (view, seq) = match seat.prompt_view(prompt) {
         Some(v) => v?,
         None => match seat.get_view(client).await {
@@ -491,24 +809,35 @@ async fn act(
                 let (view, seq, _) = seat.decode_view(r)?;
                 (view, seq)
             }
-            Err(s) if transient(&s) => return Ok(Acted::Resume(status_text(&s))),
+            Err(s) if transient(&s) => return Ok(Decision::Then(Next::Resume(status_text(&s)))),
             Err(s) => return Err(s.into()),
         },
     };
-    let Some(legal) = view.legal() else {
+    match view.legal() {
+        Some(legal) => Ok(Decision::Act(seq, bot.choose(&view, &legal))),
         // Not our turn after all (the prompt was stale).
-        return Ok(Acted::Done);
-    };
-    let action = bot.choose(&view, &legal);
-    match seat.submit(client, seq, &action).await {
-        Ok(_) => Ok(Acted::Done),
-        // The game moved on; a fresh prompt follows.
-        Err(s) if s.code() == Code::Aborted => Ok(Acted::Done),
-        Err(s) if transient(&s) => Ok(Acted::Resume(status_text(&s))),
-        Err(s) => Err(RemoteError(format!(
+        None => Ok(Decision::Then(Next::Read)),
+    }
+}
+
+/// What a seat does about a refusal of its action that is not waited out. The game moved on
+/// (`STALE_SEQ`), it is not the seat's turn (`NOT_YOUR_TURN`) or the match is over
+/// (`GAME_FINISHED`, `MATCH_OVER`): the stream brings what happened, and a fresh prompt when the
+/// seat must act (or the end of the match). The connection failed: resume. Anything else (the
+/// bot's action breaks a rule, the seat was taken away, a limit that stays) ends the seat's
+/// play, with the reason.
+fn after_refusal(s: &Status, action: &Action) -> Result<Next, RemoteError> {
+    const MOVED_ON: [&str; 3] = ["NOT_YOUR_TURN", "GAME_FINISHED", "MATCH_OVER"];
+    let reason = canasta_server::errors::reason_of(s).unwrap_or_default();
+    if s.code() == Code::Aborted || MOVED_ON.contains(&reason.as_str()) {
+        Ok(Next::Read)
+    } else if transient(s) {
+        Ok(Next::Resume(status_text(s)))
+    } else {
+        Err(RemoteError(format!(
             "the server refused the bot's action {action}: {}",
-            status_text(&s)
-        ))),
+            status_text(s)
+        )))
     }
 }
 
@@ -579,5 +908,130 @@ mod tests {
         );
         assert!(r.is_err());
         assert_eq!(calls, 1, "other refusals are not retried");
+    }
+
+    /// A refusal as a Play call reports it.
+    fn play_error(code: Code, reason: &str, retry_after_ms: u64) -> v1::PlayError {
+        v1::PlayError {
+            code: code as i32,
+            message: format!("refused: {reason}"),
+            reason: reason.to_string(),
+            field: String::new(),
+            retry_after_ms,
+            metadata: [("seq".to_string(), "7".to_string())].into(),
+        }
+    }
+
+    #[test]
+    fn a_play_refusal_reads_as_the_status_of_a_refused_call() {
+        let limited = play_error_status(&play_error(Code::ResourceExhausted, "RATE_LIMITED", 250));
+        assert_eq!(retry_delay(&limited), Some(Duration::from_millis(250)));
+        assert!(status_text(&limited).contains("(RATE_LIMITED)"));
+        let stale = play_error_status(&play_error(Code::Aborted, "STALE_SEQ", 0));
+        assert_eq!(stale.code(), Code::Aborted);
+        assert_eq!(retry_delay(&stale), None);
+        let info = stale.get_details_error_info().expect("an ErrorInfo");
+        assert_eq!(info.metadata.get("seq").map(String::as_str), Some("7"));
+        let stopping = play_error_status(&play_error(Code::Unavailable, "STORAGE_FAILED", 0));
+        assert!(transient(&stopping));
+        let mut bad = play_error(Code::InvalidArgument, "INVALID_CARD", 0);
+        bad.field = "action".into();
+        let bad = play_error_status(&bad);
+        let field = &bad
+            .get_details_bad_request()
+            .expect("a BadRequest")
+            .field_violations[0];
+        assert_eq!(field.field, "action");
+    }
+
+    #[test]
+    fn refusals_of_a_moved_on_game_wait_for_the_next_prompt_and_others_end_the_bot() {
+        let action = Action::DrawStock;
+        let refused = |code, reason| play_error_status(&play_error(code, reason, 0));
+        let stale = refused(Code::Aborted, "STALE_SEQ");
+        assert_eq!(after_refusal(&stale, &action).unwrap(), Next::Read);
+        for reason in ["NOT_YOUR_TURN", "GAME_FINISHED", "MATCH_OVER"] {
+            let moved_on = refused(Code::FailedPrecondition, reason);
+            assert_eq!(after_refusal(&moved_on, &action).unwrap(), Next::Read);
+        }
+        let lost = Status::unavailable("connection reset");
+        assert!(matches!(after_refusal(&lost, &action), Ok(Next::Resume(_))));
+        for (code, reason) in [
+            (Code::FailedPrecondition, "WRONG_PHASE"),
+            (Code::PermissionDenied, "NOT_A_SEAT_OF_GAME"),
+            (Code::ResourceExhausted, "RATE_LIMITED"),
+        ] {
+            let e = after_refusal(&refused(code, reason), &action).unwrap_err();
+            assert!(e.0.contains(reason), "{e}");
+        }
+    }
+
+    fn pending(id: &str) -> Option<Pending> {
+        Some(Pending {
+            request: v1::SubmitActionRequest {
+                game_id: "g".into(),
+                expected_seq: 7,
+                request_id: id.into(),
+                action: Some(action_to_wire(&Action::DrawStock)),
+            },
+            action: Action::DrawStock,
+            limited: 0,
+        })
+    }
+
+    fn answer(id: &str, error: Option<v1::PlayError>) -> v1::PlayResult {
+        v1::PlayResult {
+            request_id: id.into(),
+            seq: error.is_none().then_some(8),
+            error,
+        }
+    }
+
+    #[test]
+    fn a_limited_play_action_is_sent_again_after_the_delay_a_bounded_number_of_times() {
+        let mut p = pending("a-1");
+        let limited = || Some(play_error(Code::ResourceExhausted, "RATE_LIMITED", 300));
+        for _ in 0..RATE_LIMIT_ATTEMPTS {
+            match answered(&mut p, answer("a-1", limited())).unwrap() {
+                Answer::Retry(wait, request) => {
+                    assert_eq!(wait, Duration::from_millis(300));
+                    assert_eq!(request.request_id, "a-1", "the same request id");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        let e = answered(&mut p, answer("a-1", limited())).unwrap_err();
+        assert!(e.0.contains("RATE_LIMITED"), "{e}");
+        // An applied retry ends the wait.
+        let mut p = pending("a-2");
+        answered(&mut p, answer("a-2", limited())).unwrap();
+        assert!(matches!(
+            answered(&mut p, answer("a-2", None)).unwrap(),
+            Answer::Then(Next::Read)
+        ));
+        assert!(p.is_none());
+    }
+
+    #[test]
+    fn play_answers_keep_or_drop_the_action_in_flight() {
+        // Another action's answer changes nothing.
+        let mut p = pending("a-1");
+        let stale = || Some(play_error(Code::Aborted, "STALE_SEQ", 0));
+        answered(&mut p, answer("a-0", stale())).unwrap();
+        assert!(p.is_some());
+        // A stale action is dropped: the next prompt brings a new decision.
+        assert!(matches!(
+            answered(&mut p, answer("a-1", stale())).unwrap(),
+            Answer::Then(Next::Read)
+        ));
+        assert!(p.is_none());
+        // A transient refusal keeps it, to send again (same id) on the next call.
+        let mut p = pending("a-1");
+        let failed = Some(play_error(Code::Unavailable, "STORAGE_FAILED", 0));
+        assert!(matches!(
+            answered(&mut p, answer("a-1", failed)).unwrap(),
+            Answer::Then(Next::Resume(_))
+        ));
+        assert!(p.is_some());
     }
 }

@@ -1,6 +1,7 @@
 //! `canasta` driven as a process: matches in-process and against a real server on
-//! 127.0.0.1:0, bots completing a game (and surviving a killed server), export then replay,
-//! `play` through standard input, and bad usage.
+//! 127.0.0.1:0, bots completing a game over Play calls and with unary calls (`--unary`), waiting
+//! out the request rate, playing on after a refusal, surviving a killed server; export then
+//! replay, `play` through standard input, and bad usage.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -388,11 +389,16 @@ fn bots_wait_out_the_request_rate() {
     assert_eq!(summary["unfinished"], 0);
 }
 
-#[test]
-fn bots_play_a_game_to_the_end_then_export_and_replay_agree() {
-    let rt = runtime();
-    let addr = server(&rt);
-    let game = rt.block_on(async {
+/// Creates a game of `players` with these rule options and seed on the server at `addr`;
+/// returns its id.
+fn create_game(
+    rt: &tokio::runtime::Runtime,
+    addr: &str,
+    players: u32,
+    options: &[(&str, &str)],
+    seed: u64,
+) -> String {
+    rt.block_on(async {
         let mut client = CanastaServiceClient::connect(format!("http://{addr}"))
             .await
             .unwrap();
@@ -400,10 +406,13 @@ fn bots_play_a_game_to_the_end_then_export_and_replay_agree() {
             .create_game(v1::CreateGameRequest {
                 rules: Some(v1::RuleSet {
                     preset: v1::Preset::Official as i32,
-                    player_count: 2,
-                    options: [("target_score".to_string(), "2000".to_string())].into(),
+                    player_count: players,
+                    options: options
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .collect(),
                 }),
-                seed: Some(12),
+                seed: Some(seed),
                 ..Default::default()
             })
             .await
@@ -412,31 +421,77 @@ fn bots_play_a_game_to_the_end_then_export_and_replay_agree() {
             .game
             .unwrap()
             .game_id
-    });
-    let bots: Vec<_> = [("greedy", "0"), ("random", "1")]
+    })
+}
+
+/// The server's result of a finished game.
+fn match_result(rt: &tokio::runtime::Runtime, addr: &str, game: &str) -> v1::MatchResult {
+    rt.block_on(async {
+        let mut client = CanastaServiceClient::connect(format!("http://{addr}"))
+            .await
+            .unwrap();
+        client
+            .get_scores(v1::GetScoresRequest {
+                game_id: game.to_string(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .result
+            .expect("the match is over")
+    })
+}
+
+/// `canasta bot --json` for each of these argument lists (each with the server and the
+/// game); each must succeed. Their JSON results, in order.
+fn run_bots(addr: &str, game: &str, bots: &[&[&str]]) -> Vec<serde_json::Value> {
+    let children: Vec<Child> = bots
         .iter()
-        .map(|(bot, seat)| {
-            Command::new(BIN)
-                .args([
-                    "bot", "--server", &addr, "--bot", bot, "--game", &game, "--seat", seat,
-                    "--json",
-                ])
-                .stdout(Stdio::piped())
-                .spawn()
-                .unwrap()
+        .map(|args| {
+            let mut all = vec!["bot", "--server", addr, "--game", game, "--json"];
+            all.extend_from_slice(args);
+            spawn(&all)
         })
         .collect();
-    let results: Vec<serde_json::Value> = bots
+    children
         .into_iter()
-        .map(|c| {
-            let o = c.wait_with_output().unwrap();
-            assert!(o.status.success());
+        .zip(bots)
+        .map(|(child, args)| {
+            let o = finish_within(child, Duration::from_secs(300), "canasta bot");
+            assert!(o.status.success(), "{args:?}: {}", stderr(&o));
             serde_json::from_str(stdout(&o).trim()).unwrap()
         })
-        .collect();
-    assert_eq!(results[0]["totals"], results[1]["totals"]);
-    assert!(results[0]["winner_side"].is_u64());
-    let dir = temp("export");
+        .collect()
+}
+
+/// Every bot's result is the server's.
+fn assert_results_agree(results: &[serde_json::Value], server: &v1::MatchResult) {
+    for r in results {
+        assert_eq!(r["totals"], serde_json::json!(server.totals), "{r}");
+        assert_eq!(
+            r["winner_side"],
+            serde_json::json!(server.winner_side),
+            "{r}"
+        );
+    }
+    assert!(results[0]["winner_side"].is_u64(), "{}", results[0]);
+}
+
+/// A whole match of two `canasta bot`s, each given `flags`: both end with the server's result,
+/// and the exported record replays to it.
+fn bots_play_a_game_to_the_end_then_export_and_replay_agree(flags: &[&str]) {
+    let rt = runtime();
+    let addr = server(&rt);
+    let game = create_game(&rt, &addr, 2, &[("target_score", "2000")], 12);
+    let seat = |bot: &'static str, seat: &'static str| {
+        let mut args = vec!["--bot", bot, "--seat", seat];
+        args.extend_from_slice(flags);
+        args
+    };
+    let (greedy, random) = (seat("greedy", "0"), seat("random", "1"));
+    let results = run_bots(&addr, &game, &[&greedy, &random]);
+    assert_results_agree(&results, &match_result(&rt, &addr, &game));
+    let dir = temp(&format!("export{}", flags.join("")));
     let file = dir.join("game.json");
     let o = canasta(&[
         "export",
@@ -455,6 +510,157 @@ fn bots_play_a_game_to_the_end_then_export_and_replay_agree() {
     let o = canasta(&["replay", file.to_str().unwrap()]);
     assert!(stdout(&o).contains("deal 1:"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bots_play_a_game_to_the_end_over_play_then_export_and_replay_agree() {
+    bots_play_a_game_to_the_end_then_export_and_replay_agree(&[]);
+}
+
+#[test]
+fn bots_play_a_game_to_the_end_with_unary_calls_then_export_and_replay_agree() {
+    bots_play_a_game_to_the_end_then_export_and_replay_agree(&["--unary"]);
+}
+
+/// A server with this configuration that serves its metrics too; its address, and the
+/// metrics'. (The metrics port is found free, then bound by the server: another program could
+/// take it in between, which a test would report as a failed scrape.)
+fn server_with_metrics(
+    rt: &tokio::runtime::Runtime,
+    mut config: canasta_server::Config,
+) -> (String, std::net::SocketAddr) {
+    let metrics = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free loopback port");
+    config.metrics_listen = Some(metrics);
+    (server_with(rt, config), metrics)
+}
+
+/// How many requests the server refused with this code and reason, from its metrics.
+fn refusals(metrics: std::net::SocketAddr, code: &str, reason: &str) -> u64 {
+    let started = Instant::now();
+    let text = loop {
+        match std::net::TcpStream::connect(metrics) {
+            Ok(mut conn) => {
+                conn.write_all(b"GET /metrics HTTP/1.0\r\n\r\n").unwrap();
+                let mut text = String::new();
+                conn.read_to_string(&mut text).unwrap();
+                break text;
+            }
+            Err(e) if started.elapsed() > Duration::from_secs(5) => panic!("no metrics: {e}"),
+            Err(_) => std::thread::sleep(Duration::from_millis(50)),
+        }
+    };
+    let name = format!("canasta_errors_total{{code=\"{code}\",reason=\"{reason}\"}} ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(&name))
+        .map_or(0, |n| n.trim().parse().unwrap())
+}
+
+/// Two `canasta bot`s, given `flags`, play a match whose seats' request rate (10 a second,
+/// bursts of 20) is well below what they would send: refused RATE_LIMITED, they wait as the
+/// server asks, send again, and finish with the server's result.
+fn bots_wait_out_the_rate_of_their_token(flags: &[&str]) {
+    let rt = runtime();
+    let mut config = canasta_server::Config::for_tests();
+    config.requests_per_second = 10.0;
+    let (addr, metrics) = server_with_metrics(&rt, config);
+    // One deal: about fifty actions a seat.
+    let game = create_game(&rt, &addr, 2, &[("target_score", "500")], 4);
+    let seat = |seat: &'static str| {
+        let mut args = vec!["--seat", seat];
+        args.extend_from_slice(flags);
+        args
+    };
+    let (first, second) = (seat("0"), seat("1"));
+    let results = run_bots(&addr, &game, &[&first, &second]);
+    assert_results_agree(&results, &match_result(&rt, &addr, &game));
+    let limited = refusals(metrics, "RESOURCE_EXHAUSTED", "RATE_LIMITED");
+    assert!(limited > 0, "the bots were never refused for the rate");
+}
+
+#[test]
+fn bots_over_play_wait_out_the_rate_of_their_token() {
+    bots_wait_out_the_rate_of_their_token(&[]);
+}
+
+#[test]
+fn bots_with_unary_calls_wait_out_the_rate_of_their_token() {
+    bots_wait_out_the_rate_of_their_token(&["--unary"]);
+}
+
+// Two `canasta bot`s play the same seat with its token, one over Play and one with unary
+// calls, against a third bot: on every prompt both act, one is applied and the other refused
+// (STALE_SEQ: the game moved on; GAME_FINISHED after the last action), and the refused one
+// waits for the next prompt, or the end of the match, instead of stopping. All three end with
+// the server's result.
+#[test]
+fn a_bot_refused_because_the_game_moved_on_plays_on() {
+    let rt = runtime();
+    let (addr, metrics) = server_with_metrics(&rt, canasta_server::Config::for_tests());
+    let game = create_game(&rt, &addr, 2, &[("target_score", "500")], 4);
+    let token = rt.block_on(async {
+        let mut client = CanastaServiceClient::connect(format!("http://{addr}"))
+            .await
+            .unwrap();
+        client
+            .join_game(v1::JoinGameRequest {
+                game_id: game.clone(),
+                seat: Some(0),
+                display_name: "twice".into(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .token
+    });
+    let results = run_bots(
+        &addr,
+        &game,
+        &[
+            &["--token", &token],
+            &["--token", &token, "--unary", "--bot", "random"],
+            &["--seat", "1"],
+        ],
+    );
+    assert_results_agree(&results, &match_result(&rt, &addr, &game));
+    let stale = refusals(metrics, "ABORTED", "STALE_SEQ");
+    let not_ours = refusals(metrics, "FAILED_PRECONDITION", "NOT_YOUR_TURN");
+    assert!(
+        stale + not_ours > 0,
+        "the two bots of seat 0 never collided"
+    );
+}
+
+// `canasta bot` says how it plays: over one Play call, or with unary calls (--unary).
+#[test]
+fn a_bot_says_how_it_plays() {
+    let rt = runtime();
+    let addr = server(&rt);
+    for (flags, how) in [
+        (&[][..], "over one Play call"),
+        (&["--unary"][..], "a SubmitAction call per action"),
+    ] {
+        let game = create_game(&rt, &addr, 2, &[], 1);
+        let mut args = vec!["bot", "--server", &addr, "--game", &game];
+        args.extend_from_slice(flags);
+        let mut bot = Command::new(BIN)
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(bot.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let _ = bot.kill();
+        let _ = bot.wait();
+        assert!(
+            line.contains("plays seat 0") && line.contains(how),
+            "{line}"
+        );
+    }
 }
 
 /// The `canasta-server` binary of this build, built if missing (it belongs to another
@@ -561,7 +767,8 @@ impl Drop for ServerProcess {
 }
 
 // `canasta bot` survives its server being killed mid-game: it reconnects to the restarted
-// server (same port, same database), resumes from the last event it saw, and finishes.
+// server (same port, same database), resumes from the last event it saw, and finishes. Seats 0
+// and 1 play over Play calls, seats 2 and 3 with unary calls (--unary).
 #[test]
 fn bots_resume_after_the_server_is_killed_and_restarted() {
     let bin = server_binary();
@@ -592,19 +799,16 @@ fn bots_resume_after_the_server_is_killed_and_restarted() {
             .game_id
     });
     let bots: Vec<Child> = (0..4)
-        .map(|seat| {
-            spawn(&[
-                "bot",
-                "--server",
-                &addr,
-                "--game",
-                &game,
-                "--seat",
-                &seat.to_string(),
-                "--bot",
-                "greedy",
+        .map(|seat: u32| {
+            let number = seat.to_string();
+            let mut args = vec![
+                "bot", "--server", &addr, "--game", &game, "--seat", &number, "--bot", "greedy",
                 "--json",
-            ])
+            ];
+            if seat >= 2 {
+                args.push("--unary");
+            }
+            spawn(&args)
         })
         .collect();
     // Mid-game: some turns played, the match not over.

@@ -601,7 +601,10 @@ fn play_error(e: ApiError) -> v1::PlayError {
         message: e.message,
         reason: e.reason.to_string(),
         field: e.field.unwrap_or_default(),
-        retry_after_ms: e.retry_after.map_or(0, |d| d.as_millis() as u64),
+        // Rounded up: a wait under a millisecond is still a wait (0 would say none was given).
+        retry_after_ms: e
+            .retry_after
+            .map_or(0, |d| d.as_nanos().div_ceil(1_000_000) as u64),
         metadata: e
             .metadata
             .into_iter()
@@ -815,6 +818,7 @@ mod tests {
     use super::*;
     use crate::errors::reason_of;
     use crate::store::Store;
+    use std::time::Duration;
 
     fn authed<T>(message: T, token: &str) -> Request<T> {
         let mut r = Request::new(message);
@@ -823,6 +827,21 @@ mod tests {
             format!("Bearer {token}").parse().expect("ascii"),
         );
         r
+    }
+
+    // A Play refusal says when to retry in whole milliseconds, rounded up: a rate limit that
+    // frees up within a millisecond still asks for a wait, which a client may not read as none
+    // given (0).
+    #[test]
+    fn a_play_refusal_rounds_its_retry_delay_up_to_a_millisecond() {
+        let wait = |d: Duration| {
+            play_error(ApiError::exhausted("RATE_LIMITED", "slow down", d)).retry_after_ms
+        };
+        assert_eq!(wait(Duration::from_micros(300)), 1);
+        assert_eq!(wait(Duration::from_millis(5)), 5);
+        assert_eq!(wait(Duration::from_micros(5_001)), 6);
+        let other = play_error(ApiError::new(Code::Aborted, "STALE_SEQ", "moved on"));
+        assert_eq!(other.retry_after_ms, 0, "none given");
     }
 
     fn assert_shutting_down(status: Status) {
