@@ -5,6 +5,12 @@
 //! change is checked, stored, and only then applied and acknowledged; on restart the stored
 //! entries are applied again through the same code, which rebuilds the same events with the
 //! same seqs.
+//!
+//! The actor also keeps every entry in its stored encoding, one buffer for the whole log. A
+//! finished game keeps only that buffer of its log: its events, its record and its applied
+//! requests are dropped when it ends, and rebuilt for the requests that need them (a watch from
+//! an earlier seq, the export, a retried action) by replaying the buffer into a fresh actor, as
+//! a restart does. A finished match then keeps tens of kilobytes instead of most of a megabyte.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,6 +26,7 @@ use canasta_proto::convert::{
     legal_to_wire, result_to_wire,
 };
 use canasta_proto::v1;
+use prost::Message;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tonic::Code;
 
@@ -324,8 +331,17 @@ pub struct Actor {
     opening: Vec<Event>,
     status: Status,
     seats: Vec<SeatSlot>,
+    /// The seq of the last event: the length of `log` while the game keeps it.
+    seq: u64,
+    /// Every event; empty once the finished game is compacted (see [`Actor::compact`]).
     log: Vec<Arc<LogEvent>>,
+    /// Every action played, by seat; empty once the finished game is compacted.
     record: Vec<(Seat, Action)>,
+    /// Every entry of the log as stored (`Entry::encode_length_delimited`), in order: all a
+    /// finished game keeps of its log, from which [`Actor::rebuilt`] rebuilds the rest.
+    entry_log: Vec<u8>,
+    /// True once the finished game has dropped its log, record and requests.
+    compacted: bool,
     entries: u64,
     /// Applied requests by (seat, request id): the seqs of their events, and the fingerprint
     /// of their action (a retry must repeat the action).
@@ -394,8 +410,11 @@ impl Actor {
             opening,
             status: Status::Waiting,
             seats: vec![SeatSlot::default(); players],
+            seq: 0,
             log: Vec::new(),
             record: Vec::new(),
+            entry_log: Vec::new(),
+            compacted: false,
             entries: 0,
             requests: HashMap::new(),
             request_order: VecDeque::new(),
@@ -422,15 +441,87 @@ impl Actor {
         }
     }
 
-    /// Applies stored entries again, as on restart.
+    /// Applies stored entries again, as on restart. A game they finish is compacted.
     pub fn replay(&mut self, entries: &[Entry]) -> Result<(), ApiError> {
+        self.apply_all(entries)?;
+        for entry in entries {
+            entry
+                .encode_length_delimited(&mut self.entry_log)
+                .expect("a Vec grows as needed");
+        }
+        self.refresh_summary();
+        self.restart_clock();
+        self.compact();
+        Ok(())
+    }
+
+    /// Applies entries in order: what a restart and a rebuild of a finished game share.
+    fn apply_all(&mut self, entries: &[Entry]) -> Result<(), ApiError> {
         for entry in entries {
             self.apply_entry(entry)?;
             self.entries += 1;
         }
-        self.refresh_summary();
-        self.restart_clock();
         Ok(())
+    }
+
+    /// Drops what only a running game needs, once the game is finished: the events, the
+    /// record, the applied requests (all rebuilt from `entry_log` when asked for, see
+    /// [`Actor::rebuilt`]) and the live feed. A finished game is kept for as long as the
+    /// server runs; these grow with every action, to most of a megabyte for a match.
+    fn compact(&mut self) {
+        if self.status != Status::Finished || self.compacted {
+            return;
+        }
+        self.compacted = true;
+        self.log = Vec::new();
+        self.record = Vec::new();
+        self.requests = HashMap::new();
+        self.request_order = VecDeque::new();
+        self.opening = Vec::new();
+        self.entry_log.shrink_to_fit();
+        // Every event is in the feed already and nothing follows MatchEnded: its streams end
+        // there, and the feed's buffer (`--watch-buffer` slots, holding the game's last
+        // events and prompts) goes with the last of them instead of staying with the game.
+        self.live = None;
+    }
+
+    /// The finished game whole, as it was before [`Actor::compact`]: its entries replayed
+    /// into a fresh actor through the code a restart uses ([`Actor::new`], then the entries
+    /// applied in order), so its events, seqs, record and requests are those of the game
+    /// played. Built for one request and dropped after it (a match replays in about a
+    /// millisecond): keeping it would undo the compaction.
+    fn rebuilt(&self) -> Result<Actor, ApiError> {
+        let bad = |why: String| {
+            ApiError::new(
+                Code::Internal,
+                "BAD_LOG",
+                format!("game {}'s log does not rebuild: {why}", self.id),
+            )
+        };
+        let mut entries = Vec::with_capacity(self.entries as usize);
+        let mut bytes = self.entry_log.as_slice();
+        while !bytes.is_empty() {
+            entries
+                .push(Entry::decode_length_delimited(&mut bytes).map_err(|e| bad(e.to_string()))?);
+        }
+        let mut fresh = Actor::new(
+            self.id.clone(),
+            self.created_ms,
+            self.request.clone(),
+            // Nothing is stored: the rebuilt actor only answers.
+            Store::memory(),
+            self.config.clone(),
+            self.metrics.clone(),
+        )?;
+        fresh.apply_all(&entries)?;
+        // A rebuild that does not end where the game did must not answer for it.
+        if fresh.entries != self.entries || fresh.seq != self.seq || fresh.status != self.status {
+            return Err(bad(format!(
+                "{} entries and seq {} rebuilt, {} and {} played",
+                fresh.entries, fresh.seq, self.entries, self.seq
+            )));
+        }
+        Ok(fresh)
     }
 
     /// Starts the actor's task and returns its handle.
@@ -456,6 +547,8 @@ impl Actor {
                 },
                 _ = sleep_until(deadline), if deadline.is_some() => self.time_out().await,
             }
+            // After the answer: the answer to the action that ends the match lists its events.
+            self.compact();
         }
     }
 
@@ -529,12 +622,13 @@ impl Actor {
     // ----- the log -----
 
     fn seq(&self) -> u64 {
-        self.log.len() as u64
+        self.seq
     }
 
     fn push(&mut self, kind: LogKind) {
+        self.seq += 1;
         let event = Arc::new(LogEvent {
-            seq: self.seq() + 1,
+            seq: self.seq,
             kind,
         });
         self.log.push(event.clone());
@@ -552,16 +646,25 @@ impl Actor {
 
     /// Stores a live entry, then applies it.
     async fn commit(&mut self, entry: Entry) -> Result<(), ApiError> {
-        self.store
-            .append(&self.id, self.entries, &entry)
-            .await
-            .map_err(|e| {
-                ApiError::new(
-                    Code::Unavailable,
-                    "STORAGE_FAILED",
-                    format!("{e}: the action was not applied; retry later"),
-                )
-            })?;
+        // Encoded once, into the compact log; storage gets the same bytes. An entry that is
+        // not stored is taken out again: the compact log is the stored one.
+        let start = self.entry_log.len();
+        entry
+            .encode_length_delimited(&mut self.entry_log)
+            .expect("a Vec grows as needed");
+        let body = self.entry_log.len() - entry.encoded_len();
+        let stored = self
+            .store
+            .append_encoded(&self.id, self.entries, &self.entry_log[body..])
+            .await;
+        if let Err(e) = stored {
+            self.entry_log.truncate(start);
+            return Err(ApiError::new(
+                Code::Unavailable,
+                "STORAGE_FAILED",
+                format!("{e}: the action was not applied; retry later"),
+            ));
+        }
         self.entries += 1;
         self.apply_entry(&entry)?;
         self.refresh_summary();
@@ -832,24 +935,15 @@ impl Actor {
                 "request_id must have 1 to 64 characters: a fresh one per action, the same one when retrying",
             ));
         }
-        if let Some(&applied) = self.requests.get(&(seat.0 as u32, request_id.clone())) {
-            // A retry of an applied request: answer as the first time. The same id with
-            // another action is a client's mistake that must not pass for a success.
-            let same =
-                action_from_wire(action).is_ok_and(|a| action_fingerprint(&a) == applied.action);
-            if !same {
-                return Err(ApiError::invalid(
-                    "REQUEST_ID_REUSED",
-                    "request_id",
-                    format!(
-                        "request id {request_id:?} was used for another action, applied at seq {}: \
-                         send a fresh request id for each new action (the same id only to retry \
-                         the very same action)",
-                        applied.last
-                    ),
-                ));
-            }
-            return Ok(self.response(seat, applied.first, applied.last, with_events));
+        // A finished game has dropped its requests and events: they are rebuilt to answer.
+        let retry = match self.compacted {
+            true => self
+                .rebuilt()?
+                .retry(seat, &request_id, action, with_events),
+            false => self.retry(seat, &request_id, action, with_events),
+        };
+        if let Some(answer) = retry {
+            return answer;
         }
         self.playing()?;
         let engine_action = action_from_wire(action)?;
@@ -877,6 +971,43 @@ impl Actor {
         Ok(self.response(seat, first, self.seq(), with_events))
     }
 
+    /// The answer to a retry of an applied request (the same seat and request id), as the
+    /// first time; `None` if the request is not a remembered one.
+    fn retry(
+        &self,
+        seat: Seat,
+        request_id: &str,
+        action: &v1::Action,
+        with_events: bool,
+    ) -> Option<Result<v1::SubmitActionResponse, ApiError>> {
+        let applied = *self
+            .requests
+            .get(&(seat.0 as u32, request_id.to_string()))?;
+        // The same id with another action is a client's mistake that must not pass for a
+        // success.
+        let same = action_from_wire(action).is_ok_and(|a| action_fingerprint(&a) == applied.action);
+        if !same {
+            return Some(Err(ApiError::invalid(
+                "REQUEST_ID_REUSED",
+                "request_id",
+                format!(
+                    "request id {request_id:?} was used for another action, applied at seq {}: \
+                     send a fresh request id for each new action (the same id only to retry \
+                     the very same action)",
+                    applied.last
+                ),
+            )));
+        }
+        Some(Ok(self.response(
+            seat,
+            applied.first,
+            applied.last,
+            with_events,
+        )))
+    }
+
+    /// The answer to an applied request whose events are `first..=last`. Needs the log: on a
+    /// compacted game, called on its rebuilt actor.
     fn response(
         &self,
         seat: Seat,
@@ -1104,6 +1235,15 @@ impl Actor {
                 format!("the game is at seq {}, before {after_seq}", self.seq()),
             ));
         }
+        // Before the stream is counted: a rebuild that fails leaves no count behind.
+        let backlog = if !self.compacted {
+            self.log[after_seq as usize..].to_vec()
+        } else if after_seq == self.seq() {
+            Vec::new()
+        } else {
+            let mut log = self.rebuilt()?.log;
+            log.split_off(after_seq as usize)
+        };
         let seat = match viewer {
             Viewer::Seat(s) => {
                 self.watchers.by_seat[s.index()].fetch_add(1, Ordering::Relaxed);
@@ -1126,13 +1266,20 @@ impl Actor {
             view: include_view && seat.is_some(),
             actions: include_actions && seat.is_some(),
         };
-        Ok(Subscription {
-            viewer,
-            backlog: self.log[after_seq as usize..].to_vec(),
-            live: self
+        let live = match self.status {
+            // Nothing follows a finished game's backlog (it ends with MatchEnded, where the
+            // stream stops): a closed feed of one slot rather than a game's feed, whose buffer
+            // would stay with the game.
+            Status::Finished => broadcast::channel(1).1,
+            _ => self
                 .live
                 .get_or_insert_with(|| broadcast::channel(self.config.watch_buffer.max(16)).0)
                 .subscribe(),
+        };
+        Ok(Subscription {
+            viewer,
+            backlog,
+            live,
             prompt: seat.and_then(|s| self.prompt(Seat(s as u8))),
             after_seq,
             finished: self.status == Status::Finished,
@@ -1173,6 +1320,10 @@ impl Actor {
                 "only a finished game can be exported: watch it to the end first",
             ));
         }
+        if self.compacted {
+            // The record was dropped with the log: the rebuilt game exports the same.
+            return self.rebuilt()?.export();
+        }
         Ok(v1::GameRecord {
             game_id: self.id.clone(),
             rules: self.request.rules.clone(),
@@ -1203,5 +1354,236 @@ async fn sleep_until(deadline: Option<Instant>) {
     match deadline {
         Some(d) => tokio::time::sleep_until(d.into()).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canasta_engine::bot::GreedyBot;
+
+    /// A short two-player match with a move budget (for a time-out entry), on memory storage.
+    fn actor() -> Actor {
+        let request = v1::CreateGameRequest {
+            rules: Some(v1::RuleSet {
+                preset: v1::Preset::Official as i32,
+                player_count: 2,
+                options: [("target_score", "1500"), ("canastas_to_go_out", "1")]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            }),
+            seed: Some(7),
+            time_control: Some(v1::TimeControl {
+                move_budget_ms: 60_000,
+                policy: v1::TimeoutPolicy::FallbackMove as i32,
+            }),
+            ..Default::default()
+        };
+        let config = Arc::new(Config::for_tests());
+        Actor::new(
+            "g".into(),
+            1,
+            request,
+            Store::memory(),
+            config,
+            Metrics::new(),
+        )
+        .expect("a valid game")
+    }
+
+    async fn join(actor: &mut Actor, seat: u32) -> Token {
+        let joined = actor.join(Some(seat), format!("player {seat}")).await;
+        Token::from_stored(joined.expect("a free seat").token)
+    }
+
+    /// The last action applied: its seat, request id, action and first answer.
+    struct Last {
+        seat: Seat,
+        request_id: String,
+        action: v1::Action,
+        answer: v1::SubmitActionResponse,
+    }
+
+    /// Plays the match to its end with greedy bots, with every kind of entry on the way: joins,
+    /// a seat left and taken again, a time-out, actions. Returns the tokens by seat, the last
+    /// action, and a spectator's subscription made before the first entry.
+    async fn play_to_end(actor: &mut Actor) -> (Vec<Token>, Last, Subscription) {
+        let watching = match actor.subscribe(None, 0, false, false) {
+            Ok(sub) => sub,
+            Err(e) => panic!("a spectator watches: {e:?}"),
+        };
+        let mut tokens = vec![join(actor, 0).await, join(actor, 1).await];
+        let mut bots = [GreedyBot::new(), GreedyBot::new()];
+        let mut last = None;
+        for n in 0.. {
+            if actor.status == Status::Finished {
+                break;
+            }
+            assert!(n < 5000, "the match ends");
+            if n == 3 {
+                actor.leave(&tokens[1]).await.expect("a seat is left");
+                tokens[1] = join(actor, 1).await;
+            }
+            if n == 6 {
+                actor.time_out().await;
+                continue;
+            }
+            let seat = actor.game.to_act().expect("a seat to act");
+            let action = {
+                let view = actor.game.view(Viewer::Seat(seat));
+                let legal = actor.game.legal().expect("choices");
+                action_to_wire(&bots[seat.index()].choose(&view, &legal))
+            };
+            let request_id = format!("r{n}");
+            let answer = actor
+                .submit(
+                    &tokens[seat.index()],
+                    actor.seq(),
+                    request_id.clone(),
+                    &action,
+                    true,
+                )
+                .await
+                .expect("the bot's action is applied");
+            last = Some(Last {
+                seat,
+                request_id,
+                action,
+                answer,
+            });
+        }
+        (tokens, last.expect("actions were played"), watching)
+    }
+
+    /// Everything a client can get from a finished game that needs its log: each viewer's
+    /// backlog from seq 0 and from the middle, the export, and the answers to a retry of the
+    /// last action, to its request id used for another action, and to a new action.
+    type Answers = (
+        Vec<Vec<v1::GameEvent>>,
+        Result<v1::GameRecord, ApiError>,
+        Vec<Result<v1::SubmitActionResponse, ApiError>>,
+    );
+
+    async fn answers(actor: &mut Actor, tokens: &[Token], last: &Last) -> Answers {
+        let mut backlogs = Vec::new();
+        let middle = actor.seq() / 2;
+        let viewers = tokens.iter().map(Some).chain([None]);
+        for (token, after) in viewers.flat_map(|t| [(t, 0), (t, middle)]) {
+            let sub = match actor.subscribe(token, after, true, true) {
+                Ok(sub) => sub,
+                Err(e) => panic!("a watch of a finished game: {e:?}"),
+            };
+            assert!(sub.finished && sub.prompt.is_none());
+            backlogs.push(sub.backlog.iter().map(|e| e.to_wire(sub.viewer)).collect());
+        }
+        let other = action_to_wire(&Action::DrawStock);
+        let token = &tokens[last.seat.index()];
+        let mut submits = Vec::new();
+        for (id, action, with_events) in [
+            (&last.request_id, &last.action, true),
+            (&last.request_id, &last.action, false),
+            (&last.request_id, &other, true),
+            (&"fresh".to_string(), &other, true),
+        ] {
+            let seq = actor.seq();
+            submits.push(
+                actor
+                    .submit(token, seq, id.clone(), action, with_events)
+                    .await,
+            );
+        }
+        (backlogs, actor.export(), submits)
+    }
+
+    // A finished game drops its log, record, requests and feed, and answers every request
+    // that needs them exactly as it did with them: watches from any seq, the export, a retry
+    // of its last action (and the refusals of a reused request id and of a new action).
+    #[tokio::test]
+    async fn a_finished_game_keeps_only_its_compact_log_and_answers_as_before() {
+        let mut actor = actor();
+        let (tokens, last, mut watching) = play_to_end(&mut actor).await;
+        assert_eq!(actor.status, Status::Finished);
+        assert!(actor.live.is_some());
+        assert!(
+            !actor.compacted,
+            "compacted by the actor's loop, after the answer"
+        );
+        let before = answers(&mut actor, &tokens, &last).await;
+        let log_bytes = actor.log.len() * size_of::<LogEvent>();
+        actor.compact();
+
+        assert!(actor.compacted);
+        assert_eq!(actor.log.capacity(), 0);
+        assert_eq!(actor.record.capacity(), 0);
+        assert_eq!(actor.requests.capacity(), 0);
+        assert_eq!(actor.request_order.capacity(), 0);
+        assert!(actor.live.is_none());
+        assert_eq!(actor.entry_log.len(), actor.entry_log.capacity());
+        assert!(
+            actor.entry_log.len() < log_bytes,
+            "{} bytes kept for {log_bytes}",
+            actor.entry_log.len()
+        );
+        // The feed is dropped: the live stream gets every event, MatchEnded last, then its end.
+        let mut seen = 0;
+        loop {
+            match watching.live.try_recv() {
+                Ok(Item::Event(e)) => seen = e.seq,
+                Ok(Item::Prompt(_)) => {}
+                Err(broadcast::error::TryRecvError::Closed) => break,
+                Err(e) => panic!("the live feed: {e:?}"),
+            }
+        }
+        assert_eq!(seen, actor.seq());
+        let after = answers(&mut actor, &tokens, &last).await;
+        assert_eq!(after, before);
+        // What the answers are: the whole log, the retry answered as the first time.
+        let (backlogs, record, submits) = after;
+        assert_eq!(backlogs[0].len() as u64, actor.seq());
+        assert_eq!(backlogs[0].last().map(|e| e.seq), Some(actor.seq()));
+        assert!(matches!(
+            backlogs[0].last().and_then(|e| e.kind.as_ref()),
+            Some(v1::game_event::Kind::MatchEnded(_))
+        ));
+        let record = record.expect("a finished game exports");
+        assert_eq!(
+            record.actions.last().and_then(|a| a.action.as_ref()),
+            Some(&last.action)
+        );
+        assert_eq!(submits[0].as_ref(), Ok(&last.answer));
+        assert!(!last.answer.events.is_empty());
+        assert_eq!(submits[1].as_ref().map(|r| r.seq), Ok(last.answer.seq));
+        let reasons: Vec<&str> = submits[2..]
+            .iter()
+            .map(|r| r.as_ref().err().map_or("", |e| e.reason))
+            .collect();
+        assert_eq!(reasons, ["REQUEST_ID_REUSED", "GAME_FINISHED"]);
+        // Nothing was kept from the rebuilds, and the watches made no feed.
+        assert!(actor.log.is_empty() && actor.record.is_empty() && actor.requests.is_empty());
+        assert!(actor.live.is_none());
+    }
+
+    // A finished game restored from its stored entries is compacted too, and answers as the
+    // game that was played.
+    #[tokio::test]
+    async fn a_restored_finished_game_is_compacted_and_answers_the_same() {
+        let mut played = actor();
+        let (tokens, last, _) = play_to_end(&mut played).await;
+        played.compact();
+        let mut entries = Vec::new();
+        let mut bytes = played.entry_log.as_slice();
+        while !bytes.is_empty() {
+            entries.push(Entry::decode_length_delimited(&mut bytes).expect("an entry"));
+        }
+        assert_eq!(entries.len() as u64, played.entries);
+        let mut restored = actor();
+        restored.replay(&entries).expect("the log replays");
+        assert!(restored.compacted && restored.log.capacity() == 0);
+        assert_eq!(restored.entry_log, played.entry_log);
+        assert_eq!(
+            answers(&mut restored, &tokens, &last).await,
+            answers(&mut played, &tokens, &last).await
+        );
     }
 }

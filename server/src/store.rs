@@ -278,11 +278,23 @@ impl Store {
 
     /// Stores entry number `n` of a game's log; returns once it is committed.
     pub async fn append(&self, game_id: &str, n: u64, entry: &Entry) -> Result<(), StoreError> {
-        let entry = entry.encode_to_vec();
+        self.append_encoded(game_id, n, &entry.encode_to_vec())
+            .await
+    }
+
+    /// Stores entry number `n` of a game's log, given as its encoding (`Entry::encode`);
+    /// returns once it is committed. The actor encodes each entry once, for this and for the
+    /// compact log it keeps; in memory mode the bytes are not even copied.
+    pub async fn append_encoded(
+        &self,
+        game_id: &str,
+        n: u64,
+        entry: &[u8],
+    ) -> Result<(), StoreError> {
         self.send(|ack| Write::Entry {
             game_id: game_id.to_string(),
             n,
-            entry,
+            entry: entry.to_vec(),
             ack,
         })
         .await
