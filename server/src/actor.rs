@@ -485,6 +485,11 @@ impl Actor {
         self.live = None;
     }
 
+    /// True if the compact log holds these bytes anywhere (a cheap test before a rebuild).
+    fn logs_bytes(&self, needle: &[u8]) -> bool {
+        !needle.is_empty() && self.entry_log.windows(needle.len()).any(|w| w == needle)
+    }
+
     /// The finished game whole, as it was before [`Actor::compact`]: its entries replayed
     /// into a fresh actor through the code a restart uses ([`Actor::new`], then the entries
     /// applied in order), so its events, seqs, record and requests are those of the game
@@ -935,11 +940,15 @@ impl Actor {
                 "request_id must have 1 to 64 characters: a fresh one per action, the same one when retrying",
             ));
         }
-        // A finished game has dropped its requests and events: they are rebuilt to answer.
+        // A finished game has dropped its requests and events: they are rebuilt to answer a
+        // retry. Only a request id its log holds can be one (every applied request's id is
+        // in its entry, as bytes), so any other action is refused without the replay, which
+        // a client could otherwise make the server do for every request.
         let retry = match self.compacted {
-            true => self
+            true if self.logs_bytes(request_id.as_bytes()) => self
                 .rebuilt()?
                 .retry(seat, &request_id, action, with_events),
+            true => None,
             false => self.retry(seat, &request_id, action, with_events),
         };
         if let Some(answer) = retry {
