@@ -415,12 +415,14 @@ macro_rules! limited {
 }
 pub(crate) use limited;
 
-/// Errors worth retrying: the connection, not the request.
+/// Errors worth retrying: the connection, not the request. An error without the service's
+/// reason comes from the transport, whatever its code (docs/bots.md): tonic reports a call
+/// refused by the GOAWAY of a server shutting down as INTERNAL.
 pub fn transient(s: &Status) -> bool {
     matches!(
         s.code(),
         Code::Unavailable | Code::Unknown | Code::Cancelled | Code::DeadlineExceeded
-    )
+    ) || canasta_server::errors::reason_of(s).is_none()
 }
 
 /// A refusal reported on a Play call, as the status of a refused SubmitAction carries it (an
@@ -934,6 +936,13 @@ mod tests {
         assert_eq!(info.metadata.get("seq").map(String::as_str), Some("7"));
         let stopping = play_error_status(&play_error(Code::Unavailable, "STORAGE_FAILED", 0));
         assert!(transient(&stopping));
+        // An error without the service's reason is the transport's, whatever its code; one
+        // with a reason is the server's answer to the request.
+        assert!(transient(&Status::internal(
+            "h2 protocol error: http2 error"
+        )));
+        let damaged = play_error_status(&play_error(Code::Internal, "BAD_LOG", 0));
+        assert!(!transient(&damaged));
         let mut bad = play_error(Code::InvalidArgument, "INVALID_CARD", 0);
         bad.field = "action".into();
         let bad = play_error_status(&bad);
@@ -956,6 +965,13 @@ mod tests {
         }
         let lost = Status::unavailable("connection reset");
         assert!(matches!(after_refusal(&lost, &action), Ok(Next::Resume(_))));
+        // A call the server's GOAWAY refused as it shut down: tonic reports it INTERNAL, with
+        // no reason (the request never reached the service).
+        let refused_by_goaway = Status::internal("h2 protocol error: http2 error");
+        assert!(matches!(
+            after_refusal(&refused_by_goaway, &action),
+            Ok(Next::Resume(_))
+        ));
         for (code, reason) in [
             (Code::FailedPrecondition, "WRONG_PHASE"),
             (Code::PermissionDenied, "NOT_A_SEAT_OF_GAME"),

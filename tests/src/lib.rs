@@ -1,6 +1,7 @@
 //! Helpers for end-to-end tests: a real `canasta-server` on `127.0.0.1:0`, gRPC clients with
 //! seat tokens, and small conveniences for the common steps of a game.
 
+pub mod play;
 pub mod replica;
 
 use std::net::SocketAddr;
@@ -25,6 +26,8 @@ pub struct TestServer {
     /// Where it listens.
     pub addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
+    /// When the shutdown began.
+    stopping_since: Option<tokio::time::Instant>,
     task: Option<JoinHandle<()>>,
 }
 
@@ -67,6 +70,7 @@ impl TestServer {
         TestServer {
             addr,
             stop: Some(stop),
+            stopping_since: None,
             task: Some(task),
         }
     }
@@ -77,16 +81,31 @@ impl TestServer {
     }
 
     /// Shuts the server down gracefully and waits for it.
-    pub async fn stop(mut self) {
+    pub async fn stop(self) {
+        self.stopped_within(Duration::from_secs(10)).await;
+    }
+
+    /// Begins the graceful shutdown (completes the shutdown future `serve` was given) and
+    /// returns at once; [`TestServer::stopped_within`] waits for `serve` to return.
+    pub fn begin_shutdown(&mut self) {
         if let Some(stop) = self.stop.take() {
+            self.stopping_since = Some(tokio::time::Instant::now());
             let _ = stop.send(());
         }
+    }
+
+    /// Shuts the server down (if that has not begun) and waits for `serve` to return, which
+    /// must happen within `limit` of this call and without an error; returns how long it took
+    /// from the beginning of the shutdown.
+    pub async fn stopped_within(mut self, limit: Duration) -> Duration {
+        self.begin_shutdown();
         if let Some(task) = self.task.take() {
-            tokio::time::timeout(Duration::from_secs(10), task)
+            tokio::time::timeout(limit, task)
                 .await
-                .expect("the server stops within 10 s")
+                .unwrap_or_else(|_| panic!("the server stops within {limit:?}"))
                 .expect("the server task ends cleanly");
         }
+        self.stopping_since.expect("the shutdown began").elapsed()
     }
 }
 
@@ -100,12 +119,16 @@ impl Drop for TestServer {
 
 /// A client connected to `addr`.
 pub async fn connect(addr: SocketAddr) -> Client {
-    let channel = Channel::from_shared(format!("http://{addr}"))
+    CanastaServiceClient::new(channel(addr).await)
+}
+
+/// A connection to `addr` (one HTTP/2 connection, for a client or for raw gRPC calls).
+pub async fn channel(addr: SocketAddr) -> Channel {
+    Channel::from_shared(format!("http://{addr}"))
         .expect("a uri")
         .connect()
         .await
-        .expect("the server accepts connections");
-    CanastaServiceClient::new(channel)
+        .expect("the server accepts connections")
 }
 
 /// A client connected over TLS to `addr`, trusting the certificate authority `ca_pem` for the

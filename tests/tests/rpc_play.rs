@@ -5,109 +5,12 @@
 use std::time::Duration;
 
 use canasta_engine::{Action, Seat, Viewer};
-use canasta_proto::convert::action_to_wire;
 use canasta_proto::v1;
-use canasta_proto::v1::play_response::Kind as Play;
-use canasta_proto::v1::watch_game_response::Kind as Msg;
+use canasta_tests::play::*;
 use canasta_tests::replica::*;
 use canasta_tests::*;
-use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
-use tokio_stream::wrappers::ReceiverStream;
-use tonic::{Code, Request, Streaming};
-
-/// One seat's Play call: where to send requests, and what comes back (the events seen so
-/// far are kept).
-struct PlayCall {
-    requests: mpsc::Sender<v1::PlayRequest>,
-    responses: Streaming<v1::PlayResponse>,
-    events: Vec<v1::GameEvent>,
-}
-
-fn watch(game_id: &str) -> v1::PlayRequest {
-    v1::PlayRequest {
-        kind: Some(v1::play_request::Kind::Watch(v1::WatchGameRequest {
-            game_id: game_id.to_string(),
-            after_seq: 0,
-            include_actions: false,
-            include_view: false,
-        })),
-    }
-}
-
-fn submit(game_id: &str, expected_seq: u64, request_id: &str, action: &Action) -> v1::PlayRequest {
-    v1::PlayRequest {
-        kind: Some(v1::play_request::Kind::Submit(v1::SubmitActionRequest {
-            game_id: game_id.to_string(),
-            expected_seq,
-            request_id: request_id.to_string(),
-            action: Some(action_to_wire(action)),
-        })),
-    }
-}
-
-impl PlayCall {
-    /// Opens a Play call with `first` as its first request.
-    async fn open(
-        client: &mut Client,
-        token: Option<&str>,
-        first: v1::PlayRequest,
-    ) -> Result<PlayCall, tonic::Status> {
-        let (requests, rx) = mpsc::channel(8);
-        requests.send(first).await.expect("the receiver is here");
-        let stream = ReceiverStream::new(rx);
-        let request = match token {
-            Some(t) => authed(stream, t),
-            None => Request::new(stream),
-        };
-        let responses = client.play(request).await?.into_inner();
-        Ok(PlayCall {
-            requests,
-            responses,
-            events: Vec::new(),
-        })
-    }
-
-    async fn send(&self, request: v1::PlayRequest) {
-        self.requests.send(request).await.expect("the call is open");
-    }
-
-    /// The next message, within 10 s; `None` once the call has ended.
-    async fn next(&mut self) -> Option<v1::play_response::Kind> {
-        let message = tokio::time::timeout(Duration::from_secs(10), self.responses.next())
-            .await
-            .expect("a message within 10 s")?
-            .expect("a good message");
-        if let Some(Play::Update(v1::WatchGameResponse {
-            kind: Some(Msg::Event(e)),
-        })) = &message.kind
-        {
-            self.events.push(e.clone());
-        }
-        message.kind
-    }
-
-    /// The next action result, keeping the events met on the way.
-    async fn result(&mut self) -> v1::PlayResult {
-        loop {
-            match self.next().await.expect("the call goes on") {
-                Play::Result(r) => return r,
-                Play::Update(v1::WatchGameResponse {
-                    kind: Some(Msg::Lagged(l)),
-                }) => panic!("lagged at {}", l.last_seq),
-                Play::Update(_) => continue,
-            }
-        }
-    }
-
-    /// Reads until the events up to `seq` have come.
-    async fn events_until(&mut self, seq: u64) -> &[v1::GameEvent] {
-        while self.events.last().map_or(0, |e| e.seq) < seq {
-            self.next().await.expect("the call goes on");
-        }
-        &self.events
-    }
-}
+use tonic::Code;
 
 // Both seats play a whole deal over their Play calls: each action's result names its request
 // and the game's seq after it, and each call carries the events redacted for its seat, the

@@ -1,0 +1,119 @@
+//! A seat's Play call (a bidirectional stream: `watch` first, then `submit`s; events, prompts
+//! and each action's result back), for the tests that play over it.
+
+use std::time::Duration;
+
+use canasta_engine::Action;
+use canasta_proto::convert::action_to_wire;
+use canasta_proto::v1;
+use canasta_proto::v1::play_response::Kind as Play;
+use canasta_proto::v1::watch_game_response::Kind as Msg;
+use tokio::sync::mpsc;
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Status, Streaming};
+
+use crate::{Client, authed};
+
+/// One seat's Play call: where to send requests, and what comes back (the events seen so
+/// far are kept).
+pub struct PlayCall {
+    /// The requests side: the call's sending side closes when this is dropped.
+    pub requests: mpsc::Sender<v1::PlayRequest>,
+    /// The responses side.
+    pub responses: Streaming<v1::PlayResponse>,
+    /// The events received so far, in order.
+    pub events: Vec<v1::GameEvent>,
+}
+
+/// The opening request of a Play call on `game_id`, from the first event.
+pub fn watch(game_id: &str) -> v1::PlayRequest {
+    v1::PlayRequest {
+        kind: Some(v1::play_request::Kind::Watch(v1::WatchGameRequest {
+            game_id: game_id.to_string(),
+            after_seq: 0,
+            include_actions: false,
+            include_view: false,
+        })),
+    }
+}
+
+/// An action to submit on a Play call.
+pub fn submit(
+    game_id: &str,
+    expected_seq: u64,
+    request_id: &str,
+    action: &Action,
+) -> v1::PlayRequest {
+    v1::PlayRequest {
+        kind: Some(v1::play_request::Kind::Submit(v1::SubmitActionRequest {
+            game_id: game_id.to_string(),
+            expected_seq,
+            request_id: request_id.to_string(),
+            action: Some(action_to_wire(action)),
+        })),
+    }
+}
+
+impl PlayCall {
+    /// Opens a Play call with `first` as its first request.
+    pub async fn open(
+        client: &mut Client,
+        token: Option<&str>,
+        first: v1::PlayRequest,
+    ) -> Result<PlayCall, Status> {
+        let (requests, rx) = mpsc::channel(8);
+        requests.send(first).await.expect("the receiver is here");
+        let stream = ReceiverStream::new(rx);
+        let request = match token {
+            Some(t) => authed(stream, t),
+            None => Request::new(stream),
+        };
+        let responses = client.play(request).await?.into_inner();
+        Ok(PlayCall {
+            requests,
+            responses,
+            events: Vec::new(),
+        })
+    }
+
+    pub async fn send(&self, request: v1::PlayRequest) {
+        self.requests.send(request).await.expect("the call is open");
+    }
+
+    /// The next message, within 10 s; `None` once the call has ended.
+    pub async fn next(&mut self) -> Option<v1::play_response::Kind> {
+        let message = tokio::time::timeout(Duration::from_secs(10), self.responses.next())
+            .await
+            .expect("a message within 10 s")?
+            .expect("a good message");
+        if let Some(Play::Update(v1::WatchGameResponse {
+            kind: Some(Msg::Event(e)),
+        })) = &message.kind
+        {
+            self.events.push(e.clone());
+        }
+        message.kind
+    }
+
+    /// The next action result, keeping the events met on the way.
+    pub async fn result(&mut self) -> v1::PlayResult {
+        loop {
+            match self.next().await.expect("the call goes on") {
+                Play::Result(r) => return r,
+                Play::Update(v1::WatchGameResponse {
+                    kind: Some(Msg::Lagged(l)),
+                }) => panic!("lagged at {}", l.last_seq),
+                Play::Update(_) => continue,
+            }
+        }
+    }
+
+    /// Reads until the events up to `seq` have come.
+    pub async fn events_until(&mut self, seq: u64) -> &[v1::GameEvent] {
+        while self.events.last().map_or(0, |e| e.seq) < seq {
+            self.next().await.expect("the call goes on");
+        }
+        &self.events
+    }
+}
