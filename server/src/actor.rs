@@ -945,9 +945,10 @@ impl Actor {
         // in its entry, as bytes), so any other action is refused without the replay, which
         // a client could otherwise make the server do for every request.
         let retry = match self.compacted {
-            true if self.logs_bytes(request_id.as_bytes()) => self
-                .rebuilt()?
-                .retry(seat, &request_id, action, with_events),
+            true if self.logs_bytes(request_id.as_bytes()) => {
+                self.rebuilt()?
+                    .retry(seat, &request_id, action, with_events)
+            }
             true => None,
             false => self.retry(seat, &request_id, action, with_events),
         };
