@@ -190,25 +190,21 @@ impl SeatClient {
         game_id: &str,
         token: String,
     ) -> Result<SeatClient, RemoteError> {
-        let view = client
-            .get_view(authed(
-                v1::GetViewRequest {
-                    game_id: game_id.to_string(),
-                    include_actions: false,
-                },
-                &token,
-            ))
-            .await?
-            .into_inner();
+        // Reads only: asking again after a limit's delay is safe (a bot restarted on a busy
+        // token must not give up at once).
+        let request = v1::GetViewRequest {
+            game_id: game_id.to_string(),
+            include_actions: false,
+        };
+        let view = limited!(client.get_view(authed(request.clone(), &token)).await)?.into_inner();
         let seat = view
             .view
             .and_then(|v| v.viewer_seat)
             .ok_or_else(|| RemoteError("the token holds no seat".into()))?;
-        let summary = client
-            .get_game(v1::GetGameRequest {
-                game_id: game_id.to_string(),
-            })
-            .await?
+        let request = v1::GetGameRequest {
+            game_id: game_id.to_string(),
+        };
+        let summary = limited!(client.get_game(request.clone()).await)?
             .into_inner()
             .game
             .unwrap_or_default();

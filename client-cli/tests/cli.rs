@@ -589,6 +589,51 @@ fn bots_with_unary_calls_wait_out_the_rate_of_their_token() {
     bots_wait_out_the_rate_of_their_token(&["--unary"]);
 }
 
+// `canasta bot --token` on a token that has just used up its rate (10 a second, bursts of 20):
+// the bot's first reads (its seat's view and the game) are refused RATE_LIMITED, and it waits
+// as the server asks instead of giving up, then plays the match to the server's result.
+#[test]
+fn a_bot_started_with_a_busy_token_waits_for_its_rate() {
+    let rt = runtime();
+    let mut config = canasta_server::Config::for_tests();
+    config.requests_per_second = 10.0;
+    let addr = server_with(&rt, config);
+    let game = create_game(&rt, &addr, 2, &[("target_score", "500")], 4);
+    let token = rt.block_on(async {
+        let mut client = CanastaServiceClient::connect(format!("http://{addr}"))
+            .await
+            .unwrap();
+        let token = client
+            .join_game(v1::JoinGameRequest {
+                game_id: game.clone(),
+                seat: Some(0),
+                display_name: "busy".into(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .token;
+        // Use up the token's burst.
+        let mut refused = 0;
+        for _ in 0..40 {
+            let mut request = tonic::Request::new(v1::GetViewRequest {
+                game_id: game.clone(),
+                include_actions: false,
+            });
+            request
+                .metadata_mut()
+                .insert("authorization", format!("Bearer {token}").parse().unwrap());
+            if client.get_view(request).await.is_err() {
+                refused += 1;
+            }
+        }
+        assert!(refused > 0, "the token's rate was never used up");
+        token
+    });
+    let results = run_bots(&addr, &game, &[&["--token", &token], &["--seat", "1"]]);
+    assert_results_agree(&results, &match_result(&rt, &addr, &game));
+}
+
 // Two `canasta bot`s play the same seat with its token, one over Play and one with unary
 // calls, against a third bot: on every prompt both act, one is applied and the other refused
 // (STALE_SEQ: the game moved on; GAME_FINISHED after the last action), and the refused one
