@@ -285,7 +285,7 @@ impl CanastaService for Service {
         let verdict = handle
             .ask(|reply| Command::Check {
                 token,
-                action,
+                action: Box::new(action),
                 reply,
             })
             .await
@@ -587,7 +587,7 @@ async fn submit_to(
             token,
             expected_seq: r.expected_seq,
             request_id: r.request_id,
-            action,
+            action: Box::new(action),
             with_events,
             reply,
         })
