@@ -200,6 +200,35 @@ async fn play_to_end(mut call: PlayCall) -> (Vec<Play>, Option<Status>) {
     }
 }
 
+/// Opens a Play call for each seat's token and plays `moves` over them, each acknowledged
+/// (request ids `{prefix}0`, `{prefix}1`, ...), the replica following; returns the calls, open.
+async fn play_over_calls(
+    client: &mut Client,
+    game: &str,
+    tokens: &[String],
+    replica: &mut Replica,
+    moves: &[(u8, canasta_engine::Action)],
+    prefix: &str,
+) -> Vec<PlayCall> {
+    let mut calls = Vec::new();
+    for token in tokens {
+        calls.push(
+            PlayCall::open(client, Some(token), watch(game))
+                .await
+                .expect("a Play call"),
+        );
+    }
+    for (i, (s, action)) in moves.iter().enumerate() {
+        let call = &mut calls[*s as usize];
+        call.send(submit(game, replica.seq(), &format!("{prefix}{i}"), action))
+            .await;
+        let result = call.result().await;
+        replica.apply(*s, action);
+        assert_eq!((result.seq, result.error), (Some(replica.seq()), None));
+    }
+    calls
+}
+
 async fn watch_game(
     client: &mut Client,
     game_id: &str,
@@ -305,22 +334,15 @@ async fn shutdown_ends_streams_and_calls_refuses_new_requests_and_returns() {
     // Game B, played over its two seats' Play calls, halfway.
     let (request, script) = short_game();
     let (b, b_tokens, mut b_replica) = started(&mut client, request).await;
-    let mut calls = Vec::new();
-    for token in &b_tokens {
-        calls.push(
-            PlayCall::open(&mut client, Some(token), watch(&b))
-                .await
-                .expect("a Play call"),
-        );
-    }
-    for (i, (s, action)) in script[..3].iter().enumerate() {
-        let call = &mut calls[*s as usize];
-        call.send(submit(&b, b_replica.seq(), &format!("b{i}"), action))
-            .await;
-        let result = call.result().await;
-        b_replica.apply(*s, action);
-        assert_eq!((result.seq, result.error), (Some(b_replica.seq()), None));
-    }
+    let mut calls = play_over_calls(
+        &mut client,
+        &b,
+        &b_tokens,
+        &mut b_replica,
+        &script[..3],
+        "b",
+    )
+    .await;
     for call in &mut calls {
         call.events_until(b_replica.seq()).await;
     }
@@ -507,22 +529,15 @@ async fn every_acknowledged_action_is_stored_and_the_games_play_on_after_a_resta
     }
 
     let (p, p_tokens, mut p_replica) = started(&mut client, request).await;
-    let mut calls = Vec::new();
-    for token in &p_tokens {
-        calls.push(
-            PlayCall::open(&mut client, Some(token), watch(&p))
-                .await
-                .expect("a Play call"),
-        );
-    }
-    for (i, (s, action)) in script[..4].iter().enumerate() {
-        let call = &mut calls[*s as usize];
-        call.send(submit(&p, p_replica.seq(), &format!("p{i}"), action))
-            .await;
-        let result = call.result().await;
-        p_replica.apply(*s, action);
-        assert_eq!((result.seq, result.error), (Some(p_replica.seq()), None));
-    }
+    let mut calls = play_over_calls(
+        &mut client,
+        &p,
+        &p_tokens,
+        &mut p_replica,
+        &script[..4],
+        "p",
+    )
+    .await;
     for (s, call) in calls.iter_mut().enumerate() {
         let carried = call.events_until(p_replica.seq()).await.to_vec();
         assert_eq!(carried, p_replica.events(seat(s as u8)));
