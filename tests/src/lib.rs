@@ -159,6 +159,28 @@ pub fn authed<T>(message: T, token: &str) -> Request<T> {
     r
 }
 
+/// Opens a watch stream of `game_id` after `after_seq`, as the seat of `token` or as a
+/// spectator; prompts list the legal actions if `include_actions` (and carry no view).
+pub async fn open_watch(
+    client: &mut Client,
+    game_id: &str,
+    token: Option<&str>,
+    after_seq: u64,
+    include_actions: bool,
+) -> Result<tonic::Streaming<v1::WatchGameResponse>, Status> {
+    let message = v1::WatchGameRequest {
+        game_id: game_id.to_string(),
+        after_seq,
+        include_actions,
+        include_view: false,
+    };
+    let request = match token {
+        Some(t) => authed(message, t),
+        None => Request::new(message),
+    };
+    client.watch_game(request).await.map(|r| r.into_inner())
+}
+
 /// A rule set.
 pub fn rules(preset: v1::Preset, players: u32, options: &[(&str, &str)]) -> v1::RuleSet {
     v1::RuleSet {

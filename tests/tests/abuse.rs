@@ -429,17 +429,7 @@ async fn watch(
     game_id: &str,
     token: Option<&str>,
 ) -> Result<tonic::Streaming<v1::WatchGameResponse>, tonic::Status> {
-    let request = v1::WatchGameRequest {
-        game_id: game_id.to_string(),
-        after_seq: 0,
-        include_actions: false,
-        include_view: false,
-    };
-    let request = match token {
-        Some(t) => authed(request, t),
-        None => tonic::Request::new(request),
-    };
-    client.watch_game(request).await.map(|r| r.into_inner())
+    open_watch(client, game_id, token, 0, false).await
 }
 
 /// Retries opening a stream until the server has noticed a closed one (bounded: 10 s).

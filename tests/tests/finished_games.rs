@@ -20,7 +20,7 @@ use canasta_tests::*;
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
-use tonic::{Request, Streaming};
+use tonic::Streaming;
 
 /// A game played over RPC to its end, and what its clients got while it was played.
 struct Played {
@@ -84,21 +84,9 @@ async fn watch(
     token: Option<&str>,
     after_seq: u64,
 ) -> Streaming<v1::WatchGameResponse> {
-    let message = v1::WatchGameRequest {
-        game_id: id.to_string(),
-        after_seq,
-        include_actions: true,
-        include_view: false,
-    };
-    let request = match token {
-        Some(t) => authed(message, t),
-        None => Request::new(message),
-    };
-    client
-        .watch_game(request)
+    open_watch(client, id, token, after_seq, true)
         .await
         .expect("a watch stream")
-        .into_inner()
 }
 
 /// Creates `request`'s game, opens a live stream for each seat and a spectator, and plays:

@@ -96,21 +96,9 @@ async fn watch(
     token: Option<&str>,
     after_seq: u64,
 ) -> Streaming<v1::WatchGameResponse> {
-    let message = v1::WatchGameRequest {
-        game_id: game_id.to_string(),
-        after_seq,
-        include_actions: false,
-        include_view: false,
-    };
-    let request = match token {
-        Some(t) => authed(message, t),
-        None => Request::new(message),
-    };
-    client
-        .watch_game(request)
+    open_watch(client, game_id, token, after_seq, false)
         .await
         .expect("a watch stream")
-        .into_inner()
 }
 
 /// The whole event log of a game as a spectator sees it now.

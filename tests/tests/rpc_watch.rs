@@ -55,17 +55,7 @@ async fn watch(
     after_seq: u64,
     include_actions: bool,
 ) -> Result<Streaming<v1::WatchGameResponse>, Status> {
-    let message = v1::WatchGameRequest {
-        game_id: game_id.to_string(),
-        after_seq,
-        include_actions,
-        include_view: false,
-    };
-    let request = match token {
-        Some(t) => authed(message, t),
-        None => Request::new(message),
-    };
-    client.watch_game(request).await.map(|r| r.into_inner())
+    open_watch(client, game_id, token, after_seq, include_actions).await
 }
 
 /// The prompts among messages.

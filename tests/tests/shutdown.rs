@@ -234,19 +234,9 @@ async fn watch_game(
     game_id: &str,
     token: Option<&str>,
 ) -> Streaming<v1::WatchGameResponse> {
-    let message = v1::WatchGameRequest {
-        game_id: game_id.to_string(),
-        ..Default::default()
-    };
-    let request = match token {
-        Some(t) => authed(message, t),
-        None => Request::new(message),
-    };
-    client
-        .watch_game(request)
+    open_watch(client, game_id, token, 0, false)
         .await
         .expect("a watch stream")
-        .into_inner()
 }
 
 /// The whole log of a game as `token`'s seat (or a spectator) sees it now.
