@@ -545,12 +545,12 @@ impl Game {
         choice: &Choice,
         events: &mut Vec<Event>,
     ) -> Result<(), RuleError> {
-        match choice.proof() {
-            Some((checked_for, state)) if checked_for == seat && state.names(self.state) => {
-                self.exec(seat, choice.action(), events);
-                Ok(())
-            }
-            _ => self.apply_into(seat, choice.action(), events),
+        // The default stamp of a choice without proof names no state.
+        if choice.seat == seat && choice.state.names(self.state) {
+            self.exec(seat, choice.action(), events);
+            Ok(())
+        } else {
+            self.apply_into(seat, choice.action(), events)
         }
     }
 

@@ -159,6 +159,46 @@ pub fn authed<T>(message: T, token: &str) -> Request<T> {
     r
 }
 
+/// A request as the seat of `token`, or as a spectator without one.
+pub fn as_viewer<T>(message: T, token: Option<&str>) -> Request<T> {
+    match token {
+        Some(t) => authed(message, t),
+        None => Request::new(message),
+    }
+}
+
+/// The summary of `game_id`, as anyone may read it.
+pub async fn summary_of(client: &mut Client, game_id: &str) -> v1::GameSummary {
+    client
+        .get_game(v1::GetGameRequest {
+            game_id: game_id.to_string(),
+        })
+        .await
+        .expect("the game")
+        .into_inner()
+        .game
+        .expect("a summary")
+}
+
+/// The view of `game_id` as the seat of `token` (or a spectator), with the legal actions if
+/// `include_actions`.
+pub async fn view_of(
+    client: &mut Client,
+    game_id: &str,
+    token: Option<&str>,
+    include_actions: bool,
+) -> v1::GetViewResponse {
+    let message = v1::GetViewRequest {
+        game_id: game_id.to_string(),
+        include_actions,
+    };
+    client
+        .get_view(as_viewer(message, token))
+        .await
+        .expect("a view")
+        .into_inner()
+}
+
 /// Opens a watch stream of `game_id` after `after_seq`, as the seat of `token` or as a
 /// spectator; prompts list the legal actions if `include_actions` (and carry no view).
 pub async fn open_watch(
@@ -174,11 +214,10 @@ pub async fn open_watch(
         include_actions,
         include_view: false,
     };
-    let request = match token {
-        Some(t) => authed(message, t),
-        None => Request::new(message),
-    };
-    client.watch_game(request).await.map(|r| r.into_inner())
+    client
+        .watch_game(as_viewer(message, token))
+        .await
+        .map(|r| r.into_inner())
 }
 
 /// A rule set.

@@ -11,9 +11,9 @@ use canasta_proto::v1::watch_game_response::Kind as Msg;
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
-use tonic::{Request, Status, Streaming};
+use tonic::{Status, Streaming};
 
-use crate::{Client, authed};
+use crate::{Client, as_viewer};
 
 /// One seat's Play call: where to send requests, and what comes back (the events seen so
 /// far are kept).
@@ -65,11 +65,7 @@ impl PlayCall {
         let (requests, rx) = mpsc::channel(8);
         requests.send(first).await.expect("the receiver is here");
         let stream = ReceiverStream::new(rx);
-        let request = match token {
-            Some(t) => authed(stream, t),
-            None => Request::new(stream),
-        };
-        let responses = client.play(request).await?.into_inner();
+        let responses = client.play(as_viewer(stream, token)).await?.into_inner();
         Ok(PlayCall {
             requests,
             responses,
@@ -77,6 +73,7 @@ impl PlayCall {
         })
     }
 
+    /// Sends a request on the call, which must still be open.
     pub async fn send(&self, request: v1::PlayRequest) {
         self.requests.send(request).await.expect("the call is open");
     }

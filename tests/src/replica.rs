@@ -15,7 +15,7 @@ use canasta_proto::v1::game_event::Kind as Ev;
 use canasta_proto::v1::watch_game_response::Kind as Msg;
 use tonic::Streaming;
 
-use crate::{Client, authed, create_with, join_all, next_message, rules};
+use crate::{Client, authed, create_with, join_all, next_message, rules, summary_of};
 
 /// A prearranged deck for deal `deal` dealt by `dealer` under `rules`: the given hands (short
 /// ones filled), pile and stock top, as a CreateGame card order.
@@ -225,17 +225,9 @@ pub fn short_game() -> (v1::CreateGameRequest, Vec<(u8, Action)>) {
     (request, script)
 }
 
+/// The game's seq now.
 pub async fn game_seq(client: &mut Client, game_id: &str) -> u64 {
-    client
-        .get_game(v1::GetGameRequest {
-            game_id: game_id.to_string(),
-        })
-        .await
-        .expect("the game")
-        .into_inner()
-        .game
-        .expect("a summary")
-        .seq
+    summary_of(client, game_id).await.seq
 }
 
 /// Submits an action of `seat` at the replica's seq, checks the answer and applies it to the

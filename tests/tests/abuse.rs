@@ -53,16 +53,7 @@ async fn started_game(client: &mut Client, seed: u64) -> (String, Vec<String>) {
 
 /// The game's seq, as a spectator sees it.
 async fn seq_of(client: &mut Client, game_id: &str) -> u64 {
-    client
-        .get_game(v1::GetGameRequest {
-            game_id: game_id.to_string(),
-        })
-        .await
-        .expect("the game")
-        .into_inner()
-        .game
-        .expect("a summary")
-        .seq
+    summary_of(client, game_id).await.seq
 }
 
 /// The seat view (with legal actions) of `token`.

@@ -536,15 +536,7 @@ async fn check_match(
         questions += report.questions;
     }
     let mut client = server.client().await;
-    let summary = client
-        .get_game(v1::GetGameRequest {
-            game_id: game_id.to_string(),
-        })
-        .await
-        .expect("the game")
-        .into_inner()
-        .game
-        .expect("a summary");
+    let summary = summary_of(&mut client, game_id).await;
     assert_eq!(summary.status, v1::GameStatus::Finished as i32);
     let outcome = summary.result.expect("a result");
     assert!(outcome.finished);

@@ -21,7 +21,7 @@ use canasta_tests::replica::*;
 use canasta_tests::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tonic::transport::Channel;
-use tonic::{Code, Request, Status, Streaming};
+use tonic::{Code, Status, Streaming};
 use tonic_types::StatusExt;
 
 // ----- the engine's copy of a game -----
@@ -59,24 +59,6 @@ async fn list(client: &mut Client) -> v1::ListGamesResponse {
         .await
         .expect("the games")
         .into_inner()
-}
-
-/// A seat's view (or a spectator's, without a token).
-async fn view(
-    client: &mut Client,
-    game_id: &str,
-    token: Option<&str>,
-    actions: bool,
-) -> v1::GetViewResponse {
-    let message = v1::GetViewRequest {
-        game_id: game_id.to_string(),
-        include_actions: actions,
-    };
-    let request = match token {
-        Some(t) => authed(message, t),
-        None => Request::new(message),
-    };
-    client.get_view(request).await.expect("a view").into_inner()
 }
 
 /// The request submitting `action` of a seat at the replica's seq.
@@ -163,7 +145,7 @@ async fn a_restarted_server_has_every_game_where_it_was() {
     assert_eq!(games.games.len(), 2);
     let mut views = Vec::new();
     for token in [Some(tokens[0].as_str()), Some(tokens[1].as_str()), None] {
-        views.push(view(&mut client, &id, token, true).await);
+        views.push(view_of(&mut client, &id, token, true).await);
     }
     let waiting_summary = summary(&mut client, &waiting.game_id).await;
     server.stop().await;
@@ -187,7 +169,7 @@ async fn a_restarted_server_has_every_game_where_it_was() {
         .into_iter()
         .zip(&views)
     {
-        assert_eq!(view(&mut client, &id, token, true).await, *before);
+        assert_eq!(view_of(&mut client, &id, token, true).await, *before);
     }
     assert_eq!(
         log_of(&mut client, &id).await,
@@ -203,7 +185,7 @@ async fn a_restarted_server_has_every_game_where_it_was() {
     assert_eq!(retried, last_answer);
     assert_eq!(game_seq(&mut client, &id).await, replica.seq());
     assert_eq!(
-        view(&mut client, &id, Some(&tokens[0]), true).await,
+        view_of(&mut client, &id, Some(&tokens[0]), true).await,
         views[0]
     );
 
@@ -395,12 +377,15 @@ async fn a_timed_out_seat_gets_the_fallback_move_and_play_goes_on() {
     );
 
     // Seat 0 must act: its view has time left; the others' views have none.
-    let v0 = view(&mut client, &id, Some(&tokens[0]), false).await;
+    let v0 = view_of(&mut client, &id, Some(&tokens[0]), false).await;
     assert!(v0.legal.is_some());
     assert_time_left(v0.time_left_ms, budget);
-    let v1_ = view(&mut client, &id, Some(&tokens[1]), false).await;
+    let v1_ = view_of(&mut client, &id, Some(&tokens[1]), false).await;
     assert_eq!((v1_.legal, v1_.time_left_ms), (None, None));
-    assert_eq!(view(&mut client, &id, None, false).await.time_left_ms, None);
+    assert_eq!(
+        view_of(&mut client, &id, None, false).await.time_left_ms,
+        None
+    );
 
     let mut seat0 = watch(&mut client, &id, Some(&tokens[0]), 0).await;
     read_until(&mut seat0, opening).await;
@@ -440,10 +425,10 @@ async fn a_timed_out_seat_gets_the_fallback_move_and_play_goes_on() {
     act(&mut client, &id, &tokens, &mut replica, s, &action).await;
 
     // Seat 1 now has the clock; it times out twice: the bot draws, then discards.
-    let v1_ = view(&mut client, &id, Some(&tokens[1]), false).await;
+    let v1_ = view_of(&mut client, &id, Some(&tokens[1]), false).await;
     assert_time_left(v1_.time_left_ms, budget);
     assert_eq!(
-        view(&mut client, &id, Some(&tokens[0]), false)
+        view_of(&mut client, &id, Some(&tokens[0]), false)
             .await
             .time_left_ms,
         None
@@ -529,7 +514,7 @@ async fn a_timed_out_seat_forfeits_the_match_under_the_forfeit_policy() {
         assert_eq!(game.result, Some(result.clone()));
         assert_eq!(game.seq, n as u64 + 2);
         let tokens = if id == &a { &a_tokens } else { &b_tokens };
-        let v = view(&mut client, id, Some(&tokens[loser as usize]), false).await;
+        let v = view_of(&mut client, id, Some(&tokens[loser as usize]), false).await;
         assert_eq!((v.legal, v.time_left_ms), (None, None));
         let v = v.view.unwrap();
         assert_eq!(v.to_act, None);
@@ -580,7 +565,7 @@ async fn a_timed_game_is_back_where_it_was_after_a_restart() {
     let restarted = Instant::now();
     let mut client = server.client().await;
     assert_eq!(game_seq(&mut client, &id).await, replica.seq());
-    let v = view(&mut client, &id, Some(&tokens[0]), false).await;
+    let v = view_of(&mut client, &id, Some(&tokens[0]), false).await;
     assert_time_left(v.time_left_ms, budget);
     // The clock runs: seat 0 times out on the restarted server.
     let mut spectator = watch(&mut client, &id, None, replica.seq()).await;
@@ -745,7 +730,7 @@ async fn the_message_size_limit_refuses_larger_requests() {
     let (request, script) = short_game();
     let (id, tokens, mut replica) = started(&mut client, request.clone()).await;
     let games = list(&mut client).await;
-    let before = view(&mut client, &id, Some(&tokens[0]), false).await;
+    let before = view_of(&mut client, &id, Some(&tokens[0]), false).await;
 
     // A meld of 255 cards in each of four specs.
     let spec = v1::MeldSpec {
@@ -791,7 +776,7 @@ async fn the_message_size_limit_refuses_larger_requests() {
 
     assert_eq!(list(&mut client).await, games);
     assert_eq!(
-        view(&mut client, &id, Some(&tokens[0]), false).await,
+        view_of(&mut client, &id, Some(&tokens[0]), false).await,
         before
     );
     // Requests below the limit pass.
@@ -817,7 +802,7 @@ async fn the_rate_limit_refuses_the_eleventh_rapid_request_of_a_token() {
     let (id, tokens, mut replica) = started(&mut client, seeded(401)).await;
     let mut views = Vec::new();
     for _ in 0..10 {
-        views.push(view(&mut client, &id, Some(&tokens[0]), false).await);
+        views.push(view_of(&mut client, &id, Some(&tokens[0]), false).await);
     }
     let (s, action) = replica.plain_move();
     assert_eq!(s, 0);
@@ -838,7 +823,7 @@ async fn the_rate_limit_refuses_the_eleventh_rapid_request_of_a_token() {
     // The other seat's token has a bucket of its own; spectator calls carry no token.
     for _ in 0..10 {
         assert_eq!(
-            view(&mut client, &id, Some(&tokens[1]), false)
+            view_of(&mut client, &id, Some(&tokens[1]), false)
                 .await
                 .view
                 .unwrap()
@@ -847,7 +832,11 @@ async fn the_rate_limit_refuses_the_eleventh_rapid_request_of_a_token() {
         );
     }
     assert_eq!(
-        view(&mut client, &id, None, false).await.view.unwrap().seq,
+        view_of(&mut client, &id, None, false)
+            .await
+            .view
+            .unwrap()
+            .seq,
         replica.seq()
     );
 

@@ -253,26 +253,10 @@ async fn state_of(
     game_id: &str,
     tokens: &[String],
 ) -> (v1::GameSummary, Vec<v1::GetViewResponse>) {
-    let summary = client
-        .get_game(v1::GetGameRequest {
-            game_id: game_id.to_string(),
-        })
-        .await
-        .expect("the game")
-        .into_inner()
-        .game
-        .expect("a summary");
+    let summary = summary_of(client, game_id).await;
     let mut views = Vec::new();
-    for token in tokens.iter().map(Some).chain([None]) {
-        let message = v1::GetViewRequest {
-            game_id: game_id.to_string(),
-            include_actions: true,
-        };
-        let request = match token {
-            Some(t) => authed(message, t),
-            None => Request::new(message),
-        };
-        views.push(client.get_view(request).await.expect("a view").into_inner());
+    for token in tokens.iter().map(|t| Some(t.as_str())).chain([None]) {
+        views.push(view_of(client, game_id, token, true).await);
     }
     (summary, views)
 }

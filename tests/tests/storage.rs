@@ -9,7 +9,7 @@ use canasta_proto::v1;
 use canasta_server::Config;
 use canasta_tests::replica::*;
 use canasta_tests::*;
-use tonic::{Code, Request, Status};
+use tonic::{Code, Status};
 
 /// Asserts a refusal: its code and its reason.
 fn assert_refused(status: &Status, code: Code, why: &str) {
@@ -30,16 +30,8 @@ async fn snapshot(
         .expect("the games")
         .into_inner();
     let mut views = Vec::new();
-    for token in tokens.iter().map(Some).chain([None]) {
-        let message = v1::GetViewRequest {
-            game_id: id.to_string(),
-            include_actions: true,
-        };
-        let request = match token {
-            Some(t) => authed(message, t),
-            None => Request::new(message),
-        };
-        views.push(client.get_view(request).await.expect("a view").into_inner());
+    for token in tokens.iter().map(|t| Some(t.as_str())).chain([None]) {
+        views.push(view_of(client, id, token, true).await);
     }
     (games, views)
 }

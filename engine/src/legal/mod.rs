@@ -168,10 +168,10 @@ pub struct Summary {
 pub struct Choice {
     action: Action,
     /// The seat whose choices checked the action.
-    seat: Seat,
-    /// The game state the check was made in; the default (no state) for an unchecked action
-    /// or one checked on a view's choices.
-    state: CacheStamp,
+    pub(crate) seat: Seat,
+    /// The game state the check was made in; the default, which names no state, for an
+    /// unchecked action or one checked on a view's choices.
+    pub(crate) state: CacheStamp,
 }
 
 impl Choice {
@@ -183,11 +183,6 @@ impl Choice {
     /// The action, without its proof.
     pub fn into_action(self) -> Action {
         self.action
-    }
-
-    /// The proof's state, for the referee: `None` for an action without proof.
-    pub(crate) fn proof(&self) -> Option<(Seat, CacheStamp)> {
-        (self.state != CacheStamp::default()).then_some((self.seat, self.state))
     }
 }
 
