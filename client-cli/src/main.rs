@@ -43,7 +43,8 @@ fn main() -> ExitCode {
             .error(clap::error::ErrorKind::ValueValidation, why)
             .exit();
     }
-    let runtime = match tokio::runtime::Runtime::new() {
+    // The server's runtime: `loadtest` may run a server in this process.
+    let runtime = match canasta_server::runtime() {
         Ok(r) => r,
         Err(e) => {
             eprintln!("canasta: cannot start: {e}");

@@ -13,9 +13,19 @@ use canasta_server::Config;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     let config = Config::parse();
+    match canasta_server::runtime() {
+        Ok(runtime) => runtime.block_on(serve(config)),
+        Err(e) => {
+            eprintln!("canasta-server: cannot start: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Opens the storage, binds the listener and serves until SIGINT or SIGTERM.
+async fn serve(config: Config) -> ExitCode {
     // Logs go to stderr: stdout carries only the `listening on` line that scripts read.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)

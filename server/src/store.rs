@@ -8,17 +8,23 @@
 //! before it is stored. The log is one table in the order written, so a commit appends to its
 //! last pages whatever games it holds; the thread knows where each game's log ends and refuses
 //! an entry out of order. In memory mode nothing is written.
+//!
+//! SQLite's write-ahead log is copied back into the database (a checkpoint) by the thread too,
+//! but only after it has answered the writers of the commit that filled the log, and in small
+//! steps: a checkpoint holds up the commits queued behind it, and SQLite's own, run inside the
+//! commit every 1000 pages, held every game's action up for 5 ms about eight times a second.
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use canasta_proto::v1;
 use prost::Message;
-use rusqlite::{Connection, params};
+use rusqlite::wal::CheckpointMode;
+use rusqlite::{Connection, MAIN_DB, params};
 use tokio::sync::oneshot;
 
 /// One entry of a game's log, as stored.
@@ -180,6 +186,10 @@ pub struct Store {
 
 /// Most rows committed in one transaction.
 const BATCH: usize = 4096;
+
+/// Pages in the write-ahead log after which the writer checkpoints it. Small, so that each
+/// checkpoint is short (about a millisecond here) and the log stays under a megabyte.
+const CHECKPOINT_PAGES: i32 = 128;
 
 impl Store {
     /// Storage that keeps nothing.
@@ -522,6 +532,17 @@ enum ToWriter {
 }
 
 fn writer(mut conn: Connection, rx: mpsc::Receiver<ToWriter>, mut ends: LogEnds) {
+    // The log's size after each commit, told by SQLite. Setting this hook also turns off
+    // SQLite's own checkpoints, which would run inside the commit, before the writers are
+    // answered.
+    let wal_pages = Arc::new(AtomicI32::new(0));
+    let told = Arc::clone(&wal_pages);
+    if let Err(e) = conn.wal_hook(Some(move |_: &mut rusqlite::hooks::Wal, pages| {
+        told.store(pages, Ordering::Relaxed);
+        Ok(())
+    })) {
+        tracing::warn!(error = %e, "cannot follow the write-ahead log: SQLite checkpoints it");
+    }
     let mut open = true;
     while open {
         let mut batch = match rx.recv() {
@@ -545,6 +566,19 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<ToWriter>, mut ends: LogEnds)
             }
             let _ = w.ack().send(result);
         }
+        if wal_pages.load(Ordering::Relaxed) >= CHECKPOINT_PAGES {
+            checkpoint(&conn, &wal_pages);
+        }
+    }
+}
+
+/// Copies the write-ahead log back into the database. With this one connection nothing else
+/// reads or writes, so the whole log is copied and the next commit starts it anew.
+fn checkpoint(conn: &Connection, wal_pages: &AtomicI32) {
+    match conn.wal_checkpoint_v2(Some(MAIN_DB), CheckpointMode::PASSIVE) {
+        Ok(_) => wal_pages.store(0, Ordering::Relaxed),
+        // Tried again after the next commit; meanwhile the log grows, nothing is lost.
+        Err(e) => tracing::warn!(error = %e, "a checkpoint of the write-ahead log failed"),
     }
 }
 
@@ -780,6 +814,44 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.db");
         (dir, path)
+    }
+
+    // The writer checkpoints the write-ahead log itself (SQLite's own checkpoints are off):
+    // over many commits the log stays near CHECKPOINT_PAGES pages, and every entry is read
+    // back after a reopen.
+    #[tokio::test]
+    async fn the_write_ahead_log_is_checkpointed_and_stays_small() {
+        let (dir, path) = temp_db("checkpoint");
+        let (mut store, _) = Store::open(&path, false).unwrap();
+        store
+            .create_game("g1", 5, &v1::CreateGameRequest::default())
+            .await
+            .unwrap();
+        let entry = |n: u64| Entry {
+            kind: Some(EntryKind::Join(JoinEntry {
+                seat: 0,
+                name: format!("player {n}"),
+                token: "t".repeat(40),
+            })),
+        };
+        let wal = dir.join("t.db-wal");
+        let page = 4096 + 24;
+        let mut largest = 0;
+        // One commit each: at least a page each, ten times the checkpoint's threshold.
+        let entries = 10 * CHECKPOINT_PAGES as u64;
+        for n in 0..entries {
+            store.append("g1", n, &entry(n)).await.unwrap();
+            largest = largest.max(std::fs::metadata(&wal).unwrap().len());
+        }
+        assert!(
+            largest <= (CHECKPOINT_PAGES as u64 + 4) * page + 32,
+            "the log reached {largest} bytes, more than {CHECKPOINT_PAGES} pages"
+        );
+        store.close();
+        let (_store, loaded) = Store::open(&path, false).unwrap();
+        let entries_read: Vec<Entry> = (0..entries).map(entry).collect();
+        assert_eq!(loaded.games[0].entries, entries_read);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[tokio::test]
