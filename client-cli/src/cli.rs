@@ -257,8 +257,8 @@ pub struct LoadtestArgs {
     /// How long to play: e.g. 10s, 500ms, 2m (at most an hour).
     #[arg(long, default_value = "10s", value_parser = loadtest_duration)]
     pub duration: String,
-    /// HTTP/2 connections the seats share (each seat keeps its own watch stream and calls);
-    /// 0 gives every seat a connection of its own.
+    /// HTTP/2 connections the seats share (each seat keeps its own watch stream and calls),
+    /// the seats of a game on the same one; 0 gives every seat a connection of its own.
     #[arg(long, default_value_t = 4)]
     pub connections: usize,
     /// Submit each action with a SubmitAction call of its own, reading a WatchGame stream (as

@@ -3,7 +3,7 @@
 //! with its own Play call, acting on the prompts it receives (which carry its view) by sending
 //! the action on the same call (`--unary`: a watch stream and a SubmitAction call per move).
 //! The seats share a few HTTP/2 connections (`--connections`), as a host of many bots
-//! would; `--connections 0` gives each seat its own. Finished games are replaced by new ones
+//! would, the seats of a game on the same one; `--connections 0` gives each seat its own. Finished games are replaced by new ones
 //! until the time is up. The report counts games and actions, the latency from submitting an action to receiving its
 //! first event on the actor's own stream, errors by reason, and the server's resident memory.
 //!
@@ -452,17 +452,19 @@ async fn run(
 }
 
 /// One game slot: plays games one after another until the time or the game count runs out. Its
-/// seats keep their connections from game to game.
+/// seats keep their connections from game to game. With shared connections, all seats of a slot
+/// use the same one, as a host that runs whole games of bots would: an action's messages to
+/// the seats of its game then go out on one connection, together.
 async fn run_slot(plan: Arc<Plan>, slot: u64) -> Result<Totals, String> {
     let mut totals = Totals::default();
     let mut clients = Vec::new();
-    for s in 0..plan.spec.players as usize {
+    for _ in 0..plan.spec.players {
         clients.push(if plan.pool.is_empty() {
             remote::connect(&plan.addr)
                 .await
                 .map_err(|e| e.to_string())?
         } else {
-            let i = (slot as usize * plan.spec.players as usize + s) % plan.pool.len();
+            let i = slot as usize % plan.pool.len();
             plan.pool[i].clone()
         });
     }

@@ -1174,9 +1174,11 @@ fn loadtest_reports_consistent_counts() {
     assert!(r["games_finished"].as_u64().unwrap() <= r["games_started"].as_u64().unwrap());
     assert_eq!(r["errors"], serde_json::json!({}), "{r}");
     let l = &r["latency_us"];
-    // Every acknowledged action's event was seen, except those in flight when the time ran out.
+    // An action's event and its acknowledgement come on different paths, either first: when
+    // the time runs out, each game may have one action whose event came and whose
+    // acknowledgement did not, or the other way round.
     let count = l["count"].as_u64().unwrap();
-    assert!(count > 0 && count <= actions, "{r}");
+    assert!(count > 0 && count.abs_diff(actions) <= 4, "{r}");
     let p = |k: &str| l[k].as_u64().unwrap();
     assert!(
         p("p50") <= p("p90") && p("p90") <= p("p99") && p("p99") <= p("max"),
