@@ -71,6 +71,42 @@ pub struct Report {
     pub errors: BTreeMap<String, u64>,
     /// The server's memory at the end, if it could be read.
     pub memory: Option<Memory>,
+    /// CPU time per acknowledged action, if it could be read.
+    pub cpu: Option<Cpu>,
+}
+
+/// CPU time (user and system) used during the run, per acknowledged action, in microseconds.
+#[derive(Debug, Default, Clone, Copy, Serialize)]
+pub struct Cpu {
+    /// This process: the load generator, and the server when it runs in it.
+    pub this_process_us_per_action: f64,
+    /// The server, when it runs in a process of its own (`--server-pid`).
+    pub server_us_per_action: Option<f64>,
+}
+
+/// Clock ticks per second of the times in /proc/PID/stat (`USER_HZ`, 100 on Linux).
+const USER_HZ: f64 = 100.0;
+
+/// The CPU time process `pid` (or this process) has used so far, user and system, in seconds;
+/// none where /proc cannot be read.
+pub fn cpu_seconds(pid: Option<u32>) -> Option<f64> {
+    let path = match pid {
+        Some(p) => PathBuf::from(format!("/proc/{p}/stat")),
+        None => PathBuf::from("/proc/self/stat"),
+    };
+    let ticks = stat_cpu_ticks(&std::fs::read_to_string(path).ok()?)?;
+    Some(ticks as f64 / USER_HZ)
+}
+
+/// utime + stime from a /proc/PID/stat line. The fields are read after the command's name,
+/// which is in parentheses and may hold spaces and parentheses itself.
+fn stat_cpu_ticks(stat: &str) -> Option<u64> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace();
+    // After the name: state is field 3 of the line; utime and stime are fields 14 and 15.
+    let utime: u64 = fields.nth(11)?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(utime + stime)
 }
 
 /// Latency percentiles, in microseconds.
@@ -356,7 +392,15 @@ pub async fn loadtest(args: LoadtestArgs) -> Result<(), String> {
             (Some(s), addr, label.to_string())
         }
     };
+    let cpu_before = (
+        cpu_seconds(None),
+        args.server_pid.and_then(|p| cpu_seconds(Some(p))),
+    );
     let result = run(&args, spec, addr, duration).await;
+    let cpu_after = (
+        cpu_seconds(None),
+        args.server_pid.and_then(|p| cpu_seconds(Some(p))),
+    );
     // The memory is read before the server stops; an external one is read by its pid.
     let memory = match (&local, args.server_pid) {
         (_, Some(pid)) => memory(Some(pid)),
@@ -369,6 +413,14 @@ pub async fn loadtest(args: LoadtestArgs) -> Result<(), String> {
     let mut report = result?;
     report.server = label;
     report.memory = memory;
+    let per_action = |before: Option<f64>, after: Option<f64>| {
+        let used = after? - before?;
+        (report.actions > 0).then(|| used * 1e6 / report.actions as f64)
+    };
+    report.cpu = per_action(cpu_before.0, cpu_after.0).map(|this| Cpu {
+        this_process_us_per_action: this,
+        server_us_per_action: per_action(cpu_before.1, cpu_after.1),
+    });
     if args.json {
         println!(
             "{}",
@@ -448,6 +500,7 @@ async fn run(
         latency_us: Latency::of(&mut totals.latencies),
         errors: totals.errors,
         memory: None,
+        cpu: None,
     })
 }
 
@@ -856,12 +909,39 @@ fn report_text(r: &Report) -> String {
             m.vm_rss_kib, m.vm_hwm_kib
         ));
     }
+    if let Some(c) = r.cpu {
+        match c.server_us_per_action {
+            Some(server) => out.push_str(&format!(
+                "cpu per action (us): server {server:.1}, load generator {:.1}\n",
+                c.this_process_us_per_action
+            )),
+            None => out.push_str(&format!(
+                "cpu per action (us): {:.1} for this process{}\n",
+                c.this_process_us_per_action,
+                if r.server.starts_with("in-process") {
+                    " (server and load generator)"
+                } else {
+                    " (load generator)"
+                }
+            )),
+        }
+    }
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_times_are_read_after_the_command_name() {
+        let line = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 31 0 0 20 0 3 0";
+        assert_eq!(stat_cpu_ticks(line), Some(281));
+        assert_eq!(stat_cpu_ticks("4242 (short) S 1"), None);
+        assert_eq!(stat_cpu_ticks("no name at all"), None);
+        let this = cpu_seconds(None).expect("this process's times");
+        assert!(this >= 0.0);
+    }
 
     #[test]
     fn percentiles_are_nearest_rank() {

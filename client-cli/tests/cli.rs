@@ -753,11 +753,17 @@ impl ServerProcess {
     /// prints once it serves. Another process may take a port freed a moment ago: then it
     /// tries again.
     fn start(bin: &Path, db: &Path, listen: &str) -> ServerProcess {
+        ServerProcess::start_with(bin, db, listen, &[])
+    }
+
+    /// [`ServerProcess::start`] with more flags.
+    fn start_with(bin: &Path, db: &Path, listen: &str, flags: &[&str]) -> ServerProcess {
         let started = Instant::now();
         loop {
             let mut child = Command::new(bin)
                 .args(["--listen", listen, "--db"])
                 .arg(db)
+                .args(flags)
                 .env("RUST_LOG", "warn")
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())
@@ -1185,6 +1191,54 @@ fn loadtest_reports_consistent_counts() {
         "{r}"
     );
     assert!(r["memory"]["vm_rss_kib"].as_u64().unwrap() > 0, "{r}");
+    // Server and bots in this process: its CPU per action, and no separate server figure.
+    assert!(
+        r["cpu"]["this_process_us_per_action"].as_f64().unwrap() > 0.0,
+        "{r}"
+    );
+    assert!(r["cpu"]["server_us_per_action"].is_null(), "{r}");
+}
+
+// Against a server in a process of its own, given its pid: the server's memory, and the CPU
+// per action of the server and of the load generator apart.
+#[test]
+fn loadtest_reads_the_cpu_and_memory_of_a_server_of_its_own() {
+    let bin = server_binary();
+    let dir = temp("loadtest-pid");
+    let unlimited = [
+        "--requests-per-second",
+        "1000000000",
+        "--address-requests-per-second",
+        "1000000000",
+    ];
+    let server = ServerProcess::start_with(&bin, &dir.join("games.db"), "127.0.0.1:0", &unlimited);
+    let pid = server.child.id().to_string();
+    let o = canasta(&[
+        "loadtest",
+        "--server",
+        &server.addr,
+        "--server-pid",
+        &pid,
+        "--games",
+        "2",
+        "--duration",
+        "1s",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["server"], server.addr.as_str());
+    assert!(r["actions"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!(r["errors"], serde_json::json!({}), "{r}");
+    assert!(r["memory"]["vm_rss_kib"].as_u64().unwrap() > 0, "{r}");
+    let cpu = &r["cpu"];
+    assert!(cpu["server_us_per_action"].as_f64().unwrap() > 0.0, "{r}");
+    assert!(
+        cpu["this_process_us_per_action"].as_f64().unwrap() > 0.0,
+        "{r}"
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
