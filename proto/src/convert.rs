@@ -44,6 +44,14 @@ impl WireError {
         }
     }
 
+    /// The same error, its field's path put under `parent` (`melds[2]` before `.cards[1]`).
+    /// The paths of a list's items are spelled out only for an error: reading a valid list
+    /// formats nothing (a view's cards are read on every prompt).
+    fn under(mut self, parent: fmt::Arguments<'_>) -> Self {
+        self.field = format!("{parent}{}", self.field);
+        self
+    }
+
     fn missing(field: impl Into<String>) -> Self {
         let field = field.into();
         let message = format!("{field} is required");
@@ -133,7 +141,7 @@ pub fn counts_from_wire(cards: &[v1::Card], field: &str) -> Result<CardCounts, W
     }
     let mut counts = CardCounts::new();
     for (i, c) in cards.iter().enumerate() {
-        counts.add(card_from_wire(c, &format!("{field}[{i}]"))?);
+        counts.add(card_from_wire(c, "").map_err(|e| e.under(format_args!("{field}[{i}]")))?);
     }
     Ok(counts)
 }
@@ -153,7 +161,7 @@ pub fn card_list_from_wire(cards: &[v1::Card], field: &str) -> Result<Vec<Card>,
     cards
         .iter()
         .enumerate()
-        .map(|(i, c)| card_from_wire(c, &format!("{field}[{i}]")))
+        .map(|(i, c)| card_from_wire(c, "").map_err(|e| e.under(format_args!("{field}[{i}]"))))
         .collect()
 }
 
@@ -197,10 +205,10 @@ fn batch_from_wire(specs: &[v1::MeldSpec], field: &str) -> Result<MeldBatch, Wir
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let f = format!("{field}[{i}]");
+            let at = |e: WireError| e.under(format_args!("{field}[{i}]"));
             Ok(MeldSpec {
-                target: meld_index(s.meld_index, &format!("{f}.meld_index"))?,
-                cards: counts_from_wire(&s.cards, &format!("{f}.cards"))?,
+                target: meld_index(s.meld_index, ".meld_index").map_err(at)?,
+                cards: counts_from_wire(&s.cards, ".cards").map_err(at)?,
             })
         })
         .collect()
@@ -1063,6 +1071,38 @@ mod tests {
             let e = card_from_wire(&c, "x").unwrap_err();
             assert_eq!(e.reason, "INVALID_CARD", "{c:?}");
         }
+    }
+
+    // An error names the field down to the card: the list item's path is built on the error.
+    #[test]
+    fn errors_name_the_card_and_the_meld_they_are_in() {
+        let good = v1::Card { rank: 5, suit: 1 };
+        let bad = v1::Card { rank: 1, suit: 1 };
+        let meld = |index: Option<u32>, cards: Vec<v1::Card>| v1::MeldSpec {
+            meld_index: index,
+            cards,
+        };
+        let action = |melds: Vec<v1::MeldSpec>| v1::Action {
+            kind: Some(v1::action::Kind::Meld(v1::MeldAction { melds })),
+        };
+        let e = action_from_wire(&action(vec![
+            meld(None, vec![good, good, good]),
+            meld(Some(0), vec![good, good, bad]),
+        ]))
+        .unwrap_err();
+        assert_eq!(
+            (e.reason, e.field.as_str()),
+            ("INVALID_CARD", "action.meld.melds[1].cards[2]")
+        );
+        let e = action_from_wire(&action(vec![meld(Some(300), vec![good])])).unwrap_err();
+        assert_eq!(
+            (e.reason, e.field.as_str()),
+            ("INVALID_INDEX", "action.meld.melds[0].meld_index")
+        );
+        let e = card_list_from_wire(&[good, good, good, bad], "view.pile").unwrap_err();
+        assert_eq!(e.field, "view.pile[3]");
+        let e = counts_from_wire(&[bad], "hand").unwrap_err();
+        assert_eq!(e.field, "hand[0]");
     }
 
     #[test]
