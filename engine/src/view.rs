@@ -261,48 +261,44 @@ impl Game {
             sv.had_turn = self.had_turn(seat);
             sv.melded_before = self.melded_before(seat);
         }
-        out.sides.truncate(table.sides() as usize);
-        for s in 0..table.sides() {
-            let side = Side(s);
-            let melds = self.melds(side);
-            let copied = &mut out.cache.melds[s as usize];
-            if out.sides.len() <= s as usize {
-                // A side view about to be made afresh holds no melds yet.
-                *copied = CacheStamp::default();
+        // Side views made afresh hold no melds yet: their stamps name nothing copied.
+        let sides = table.sides() as usize;
+        out.sides.truncate(sides);
+        for s in out.sides.len()..sides {
+            out.cache.melds[s] = CacheStamp::default();
+            out.sides.push(SideView {
+                side: Side(s as u8),
+                members: table.members(Side(s as u8)).collect(),
+                melds: Vec::new(),
+                melded: false,
+                minimum: 0,
+                score: 0,
+                penalties: 0,
+            });
+        }
+        let scores = self.scores();
+        for ((sv, copied), (s, &score)) in out
+            .sides
+            .iter_mut()
+            .zip(&mut out.cache.melds)
+            .zip(scores.iter().enumerate())
+        {
+            let side = Side(s as u8);
+            if seating_changed || sv.side != side {
+                sv.side = side;
+                sv.members = table.members(side).collect();
             }
-            let mut fill = |sv: &mut SideView| {
-                if seating_changed || sv.side != side {
-                    sv.side = side;
-                    sv.members = table.members(side).collect();
-                }
-                // Copied only if they changed since the last refresh from this game (or a clone).
-                let stamp = self.melds_stamp(side);
-                if !copied.names(stamp) {
-                    sv.melds.clear();
-                    sv.melds.extend_from_slice(melds);
-                    *copied = stamp;
-                }
-                sv.melded = self.side_melded(side);
-                sv.minimum = self.minimum(side);
-                sv.score = self.scores()[s as usize];
-                sv.penalties = self.penalties(side);
-            };
-            match out.sides.get_mut(s as usize) {
-                Some(sv) => fill(sv),
-                None => {
-                    let mut sv = SideView {
-                        side,
-                        members: SmallVec::new(),
-                        melds: Vec::new(),
-                        melded: false,
-                        minimum: 0,
-                        score: 0,
-                        penalties: 0,
-                    };
-                    fill(&mut sv);
-                    out.sides.push(sv);
-                }
+            // Copied only if they changed since the last refresh from this game (or a clone).
+            let stamp = self.melds_stamp(side);
+            if !copied.names(stamp) {
+                sv.melds.clear();
+                sv.melds.extend_from_slice(self.melds(side));
+                *copied = stamp;
             }
+            sv.melded = self.side_melded(side);
+            sv.minimum = self.minimum(side);
+            sv.score = score;
+            sv.penalties = self.penalties(side);
         }
         out.pile.clear();
         out.pile.extend_from_slice(self.pile());
