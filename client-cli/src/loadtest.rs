@@ -2,10 +2,11 @@
 //! bots would load it. Games of built-in bots run concurrently, each seat a separate client
 //! with its own Play call, acting on the prompts it receives (which carry its view) by sending
 //! the action on the same call (`--unary`: a watch stream and a SubmitAction call per move).
-//! The seats share a few HTTP/2 connections (`--connections`), as a host of many bots
-//! would, the seats of a game on the same one; `--connections 0` gives each seat its own. Finished games are replaced by new ones
-//! until the time is up. The report counts games and actions, the latency from submitting an action to receiving its
-//! first event on the actor's own stream, errors by reason, and the server's resident memory.
+//! The seats share a few HTTP/2 connections (`--connections`), as a host of many bots would,
+//! the seats of a game on the same one; `--connections 0` gives each seat its own. Finished
+//! games are replaced by new ones until the time is up. The report counts games and actions,
+//! the latency from submitting an action to receiving its first event on the actor's own
+//! stream, errors by reason, the server's resident memory and the CPU time per action.
 //!
 //! `--idle-games N` measures memory instead: it creates N games that wait for players on an
 //! in-process, in-memory server and reports the resident memory they add.
@@ -392,15 +393,16 @@ pub async fn loadtest(args: LoadtestArgs) -> Result<(), String> {
             (Some(s), addr, label.to_string())
         }
     };
-    let cpu_before = (
-        cpu_seconds(None),
-        args.server_pid.and_then(|p| cpu_seconds(Some(p))),
-    );
+    // This process's CPU time, and the server's when it runs apart.
+    let cpu_now = || {
+        (
+            cpu_seconds(None),
+            args.server_pid.and_then(|p| cpu_seconds(Some(p))),
+        )
+    };
+    let cpu_before = cpu_now();
     let result = run(&args, spec, addr, duration).await;
-    let cpu_after = (
-        cpu_seconds(None),
-        args.server_pid.and_then(|p| cpu_seconds(Some(p))),
-    );
+    let cpu_after = cpu_now();
     // The memory is read before the server stops; an external one is read by its pid.
     let memory = match (&local, args.server_pid) {
         (_, Some(pid)) => memory(Some(pid)),

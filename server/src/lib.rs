@@ -52,7 +52,7 @@ use crate::store::{Loaded, Store, StoreError};
 /// each watcher's stream, the connection): in that order they run one after another on one
 /// worker while the tasks of other games wait, and the other worker idles and must be woken.
 /// Without the slot, woken tasks queue in order and both workers stay busy: 64 games of bots
-/// played 20 to 25 % more actions a second, at a lower latency (`docs/performance.md`).
+/// played about a fifth more actions a second (`docs/performance.md`).
 pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     builder.enable_all();

@@ -41,18 +41,6 @@ fn timed(seed: u64, budget_ms: u64, policy: v1::TimeoutPolicy) -> v1::CreateGame
 
 // ----- requests -----
 
-async fn summary(client: &mut Client, game_id: &str) -> v1::GameSummary {
-    client
-        .get_game(v1::GetGameRequest {
-            game_id: game_id.to_string(),
-        })
-        .await
-        .expect("the game")
-        .into_inner()
-        .game
-        .expect("a summary")
-}
-
 async fn list(client: &mut Client) -> v1::ListGamesResponse {
     client
         .list_games(v1::ListGamesRequest::default())
@@ -147,7 +135,7 @@ async fn a_restarted_server_has_every_game_where_it_was() {
     for token in [Some(tokens[0].as_str()), Some(tokens[1].as_str()), None] {
         views.push(view_of(&mut client, &id, token, true).await);
     }
-    let waiting_summary = summary(&mut client, &waiting.game_id).await;
+    let waiting_summary = summary_of(&mut client, &waiting.game_id).await;
     server.stop().await;
     // The stream ended with the server, with nothing more.
     assert_eq!(events(&read_to_end(&mut watcher).await), vec![]);
@@ -161,7 +149,7 @@ async fn a_restarted_server_has_every_game_where_it_was() {
     };
     assert_eq!(by_id(list(&mut client).await), by_id(games));
     assert_eq!(
-        summary(&mut client, &waiting.game_id).await,
+        summary_of(&mut client, &waiting.game_id).await,
         waiting_summary
     );
     assert_eq!(game_seq(&mut client, &id).await, replica.seq());
@@ -228,7 +216,7 @@ async fn a_finished_game_survives_a_restart_and_exports() {
     for (s, action) in &script {
         act(&mut client, &id, &tokens, &mut replica, *s, action).await;
     }
-    let before = summary(&mut client, &id).await;
+    let before = summary_of(&mut client, &id).await;
     assert_eq!(before.status, v1::GameStatus::Finished as i32);
     let export = |client: &mut Client| {
         let mut client = client.clone();
@@ -260,7 +248,7 @@ async fn a_finished_game_survives_a_restart_and_exports() {
 
     let server = TestServer::with_db(&db).await;
     let mut client = server.client().await;
-    assert_eq!(summary(&mut client, &id).await, before);
+    assert_eq!(summary_of(&mut client, &id).await, before);
     assert_eq!(export(&mut client).await, record);
     assert_eq!(scores(&mut client).await, score_sheet);
     assert_eq!(
@@ -369,7 +357,7 @@ async fn a_timed_out_seat_gets_the_fallback_move_and_play_goes_on() {
     let joined_at = Instant::now();
     let opening = replica.seq();
     assert_eq!(
-        summary(&mut client, &id).await.time_control,
+        summary_of(&mut client, &id).await.time_control,
         Some(v1::TimeControl {
             move_budget_ms: budget,
             policy: v1::TimeoutPolicy::FallbackMove as i32
@@ -509,7 +497,7 @@ async fn a_timed_out_seat_forfeits_the_match_under_the_forfeit_policy() {
                 }))
             }
         );
-        let game = summary(&mut client, id).await;
+        let game = summary_of(&mut client, id).await;
         assert_eq!(game.status, v1::GameStatus::Finished as i32);
         assert_eq!(game.result, Some(result.clone()));
         assert_eq!(game.seq, n as u64 + 2);
@@ -536,7 +524,7 @@ async fn a_timed_out_seat_forfeits_the_match_under_the_forfeit_policy() {
         assert_eq!(game_seq(&mut client, id).await, n as u64 + 2);
     }
     // Meanwhile the waiting game did not time out.
-    let w = summary(&mut client, &waiting.game_id).await;
+    let w = summary_of(&mut client, &waiting.game_id).await;
     assert_eq!((w.status, w.seq), (v1::GameStatus::Waiting as i32, 1));
     server.stop().await;
 }
@@ -629,7 +617,7 @@ async fn finished_games_do_not_count_against_the_game_limit() {
         act(&mut client, &finished, &tokens, &mut replica, *s, action).await;
     }
     assert_eq!(
-        summary(&mut client, &finished).await.status,
+        summary_of(&mut client, &finished).await.status,
         v1::GameStatus::Finished as i32
     );
     let third = create_with(&mut client, seeded(3)).await;
@@ -644,7 +632,7 @@ async fn finished_games_do_not_count_against_the_game_limit() {
 
     // The finished game is still there, whole.
     let check_finished = |mut client: Client, finished: String, replica_seq: u64| async move {
-        let game = summary(&mut client, &finished).await;
+        let game = summary_of(&mut client, &finished).await;
         assert_eq!(game.status, v1::GameStatus::Finished as i32);
         assert_eq!(game.seq, replica_seq);
         let scores = client
@@ -784,7 +772,7 @@ async fn the_message_size_limit_refuses_larger_requests() {
         act(&mut client, &id, &tokens, &mut replica, *s, action).await;
     }
     assert_eq!(
-        summary(&mut client, &id).await.status,
+        summary_of(&mut client, &id).await.status,
         v1::GameStatus::Finished as i32
     );
     server.stop().await;
