@@ -332,33 +332,43 @@ impl FromStr for Card {
     }
 }
 
-/// [`Card::value`] by card index, for sums over a [`CardCounts`]: twos 20, threes 5 (red threes
-/// 0), fours to sevens 5, eights to kings 10, aces 20, the joker 50 (a test checks it against
-/// [`Card::value`]).
-const CARD_VALUES: [u8; CARD_KINDS] = {
-    let mut values = [0u8; CARD_KINDS];
-    let mut i = 0;
-    while i < CARD_KINDS {
-        let (rank, suit) = (i / 4, i % 4);
-        values[i] = match rank {
-            0 | 12 => 20,
-            // Diamonds (1) and hearts (2) are red.
-            1 if suit == 1 || suit == 2 => 0,
-            1..=5 => 5,
-            6..=11 => 10,
-            _ => 50,
-        };
-        i += 1;
-    }
-    values
-};
+/// [`Rank::value`] of twos to aces, by `Rank as usize`, with threes at 0: a three's value
+/// depends on its colour, so [`CardCounts::value`] adds the black ones apart (a test checks the
+/// sum against [`Card::value`]).
+const RANK_VALUES: [u32; 13] = [20, 0, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 20];
+
+/// The highest count of a suited card a [`CardCounts`] holds: a pack has at most three of each
+/// (R-CARD-1), so four bits are plenty, and a count that stops here still names more cards
+/// than any hand holds.
+const SUITED_MAX: u8 = 15;
+
+/// The top bit of each suit's four in a rank's lane.
+const TOP_BITS: u16 = 0x8888;
+
+/// The cards of one rank's lane, all suits together: the sum of its four counts (at most 60).
+#[inline]
+fn lane_sum(lane: u16) -> u8 {
+    let pairs = (lane & 0x0F0F) + ((lane >> 4) & 0x0F0F);
+    ((pairs & 0xFF) + (pairs >> 8)) as u8
+}
+
+/// Where a suited card's count sits: its rank's lane and the shift within it.
+#[inline]
+fn slot(card: Card) -> (usize, u32) {
+    ((card.0 >> 2) as usize, (card.0 as u32 & 3) * 4)
+}
 
 /// A multiset of cards: a count per card kind. Used for hands, melds and the cards of an action.
 ///
-/// Fixed size, `Copy`, no heap: adding, removing and comparing are a few vector instructions.
+/// Fixed size (30 bytes), `Copy`, no heap. The suited cards are packed four bits a card, one
+/// 16-bit lane per rank, so that actions, events and views, which hold several of these, stay
+/// small to move, and adding, removing and comparing are a few operations per rank. A suited
+/// card's count stops at 15 and the jokers' at 255: more than any pack holds (R-CARD-1).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CardCounts {
-    counts: [u8; CARD_KINDS],
+    /// Twos to aces by `Rank as usize`; the count of suit `s` in bits `4s..4s + 4`.
+    ranks: [u16; 13],
+    jokers: u8,
     len: u16,
 }
 
@@ -372,7 +382,8 @@ impl CardCounts {
     /// The empty multiset.
     pub const fn new() -> CardCounts {
         CardCounts {
-            counts: [0; CARD_KINDS],
+            ranks: [0; 13],
+            jokers: 0,
             len: 0,
         }
     }
@@ -397,63 +408,99 @@ impl CardCounts {
     }
 
     /// How many copies of this card.
+    #[inline]
     pub fn count(&self, card: Card) -> u8 {
-        self.counts[card.index()]
+        if card == Card::JOKER {
+            return self.jokers;
+        }
+        let (r, shift) = slot(card);
+        ((self.ranks[r] >> shift) & 0xF) as u8
     }
 
-    /// Adds one card. A count never passes 255 (no pack holds that many of a card); adding
-    /// beyond that is ignored rather than overflowing.
+    /// Adds one card. Counts stop at 15 for a suited card and 255 for the joker (no pack holds
+    /// that many); adding beyond that is ignored rather than overflowing.
     pub fn add(&mut self, card: Card) {
         self.add_n(card, 1);
     }
 
-    /// Adds `n` copies of a card (counts stop at 255).
+    /// Adds `n` copies of a card (counts stop at 15, the joker's at 255).
     pub fn add_n(&mut self, card: Card, n: u8) {
-        let c = &mut self.counts[card.index()];
-        let after = c.saturating_add(n);
-        self.len += (after - *c) as u16;
-        *c = after;
+        let added = if card == Card::JOKER {
+            let after = self.jokers.saturating_add(n);
+            let added = after - self.jokers;
+            self.jokers = after;
+            added
+        } else {
+            let (r, shift) = slot(card);
+            let before = ((self.ranks[r] >> shift) & 0xF) as u8;
+            let added = n.min(SUITED_MAX - before);
+            self.ranks[r] += (added as u16) << shift;
+            added
+        };
+        self.len += added as u16;
     }
 
     /// Removes one card; false (and nothing changed) if there is none.
     pub fn remove(&mut self, card: Card) -> bool {
-        let c = &mut self.counts[card.index()];
-        if *c == 0 {
-            return false;
+        if card == Card::JOKER {
+            if self.jokers == 0 {
+                return false;
+            }
+            self.jokers -= 1;
+        } else {
+            let (r, shift) = slot(card);
+            if (self.ranks[r] >> shift) & 0xF == 0 {
+                return false;
+            }
+            self.ranks[r] -= 1 << shift;
         }
-        *c -= 1;
         self.len -= 1;
         true
     }
 
     /// True if every card of `other` is here, as many times.
     pub fn contains(&self, other: &CardCounts) -> bool {
-        self.counts
-            .iter()
-            .zip(other.counts.iter())
-            .fold(true, |ok, (a, b)| ok & (a >= b))
+        // Every count below 8 (always, in play): a suit's four bits hold `a + 8 - b` without a
+        // borrow from the next suit, and its top bit says `a >= b`.
+        let mut big = 0u16;
+        let mut short = 0u16;
+        for (&a, &b) in self.ranks.iter().zip(other.ranks.iter()) {
+            big |= a | b;
+            short |= !((a | TOP_BITS).wrapping_sub(b)) & TOP_BITS;
+        }
+        if big & TOP_BITS != 0 {
+            return self.first_missing(other).is_none();
+        }
+        short == 0 && self.jokers >= other.jokers
     }
 
-    /// The first card of `other` that is not here often enough, with the count held here.
+    /// The first card of `other` (in card order) that is not here often enough, with the count
+    /// held here.
     pub fn first_missing(&self, other: &CardCounts) -> Option<(Card, u8)> {
-        (0..CARD_KINDS)
-            .find(|&i| other.counts[i] > self.counts[i])
-            .map(|i| (Card(i as u8), self.counts[i]))
+        other
+            .iter_kinds()
+            .find(|&(c, n)| n > self.count(c))
+            .map(|(c, _)| (c, self.count(c)))
     }
 
-    /// Adds every card of `other` (counts stop at 255).
+    /// Adds every card of `other` (counts stop at 15, the joker's at 255).
     pub fn add_all(&mut self, other: &CardCounts) {
-        if self.len + other.len <= 255 {
-            // No count can pass 255: a plain element-wise add.
-            for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
-                *a += *b;
+        let big = self
+            .ranks
+            .iter()
+            .zip(other.ranks.iter())
+            .fold(0, |big, (&a, &b)| big | a | b);
+        if big & TOP_BITS == 0 && self.jokers as u16 + other.jokers as u16 <= 255 {
+            // Every count below 8: the sums stay within their four bits.
+            for (a, &b) in self.ranks.iter_mut().zip(other.ranks.iter()) {
+                *a += b;
             }
+            self.jokers += other.jokers;
             self.len += other.len;
         } else {
-            for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
-                *a = a.saturating_add(*b);
+            for (card, n) in other.iter_kinds() {
+                self.add_n(card, n);
             }
-            self.recount();
         }
     }
 
@@ -461,50 +508,49 @@ impl CardCounts {
     /// [`Self::contains`]) are ignored.
     pub fn remove_all(&mut self, other: &CardCounts) {
         if self.contains(other) {
-            for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
-                *a -= *b;
+            // No count goes below zero: no borrow between suits.
+            for (a, &b) in self.ranks.iter_mut().zip(other.ranks.iter()) {
+                *a -= b;
             }
+            self.jokers -= other.jokers;
             self.len -= other.len;
         } else {
-            for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
-                *a = a.saturating_sub(*b);
+            for (card, n) in other.iter_kinds() {
+                let take = n.min(self.count(card));
+                if card == Card::JOKER {
+                    self.jokers -= take;
+                } else {
+                    let (r, shift) = slot(card);
+                    self.ranks[r] -= (take as u16) << shift;
+                }
+                self.len -= take as u16;
             }
-            self.recount();
         }
-    }
-
-    fn recount(&mut self) {
-        self.len = self.counts.iter().map(|&n| n as u16).sum();
     }
 
     /// Number of cards of a rank, all suits together.
+    #[inline]
     pub fn rank_count(&self, rank: Rank) -> u8 {
-        if rank == Rank::Joker {
-            return self.counts[Card::JOKER.index()];
+        match self.ranks.get(rank as usize) {
+            Some(&lane) => lane_sum(lane),
+            None => self.jokers,
         }
-        let i = rank as usize * 4;
-        // Written out: the hottest count of the engine and its bots.
-        let c = &self.counts[i..i + 4];
-        let sum = c[0] as u16 + c[1] as u16 + c[2] as u16 + c[3] as u16;
-        sum.min(255) as u8
     }
 
     /// The count of every rank at once, indexed by `Rank as usize`: what
-    /// [`CardCounts::rank_count`] says of each, in one pass over the counts (cheaper than
-    /// asking rank by rank for more than a few ranks).
+    /// [`CardCounts::rank_count`] says of each.
     pub fn rank_counts(&self) -> [u8; 14] {
         let mut out = [0u8; 14];
-        for (o, c) in out.iter_mut().zip(self.counts.chunks_exact(4)) {
-            let sum = c[0] as u16 + c[1] as u16 + c[2] as u16 + c[3] as u16;
-            *o = sum.min(255) as u8;
+        for (o, &lane) in out.iter_mut().zip(self.ranks.iter()) {
+            *o = lane_sum(lane);
         }
-        out[Rank::Joker as usize] = self.counts[Card::JOKER.index()];
+        out[Rank::Joker as usize] = self.jokers;
         out
     }
 
     /// Number of jokers.
     pub fn jokers(&self) -> u8 {
-        self.counts[Card::JOKER.index()]
+        self.jokers
     }
 
     /// Number of twos.
@@ -519,9 +565,9 @@ impl CardCounts {
 
     /// Number of natural cards (fours to aces).
     pub fn naturals(&self) -> u8 {
-        let sum: u16 = Rank::NATURALS
+        let sum: u16 = self.ranks[Rank::Four as usize..]
             .iter()
-            .map(|&r| self.rank_count(r) as u16)
+            .map(|&lane| lane_sum(lane) as u16)
             .sum();
         sum.min(255) as u8
     }
@@ -540,21 +586,31 @@ impl CardCounts {
 
     /// Sum of the point values (R-CARD-3).
     pub fn value(&self) -> u32 {
-        // A dot product with a table of values: no branch per card kind.
-        self.counts
+        // A rank's cards are alike in value, but for the threes.
+        let ranks: u32 = self
+            .ranks
             .iter()
-            .zip(CARD_VALUES.iter())
-            .map(|(&n, &v)| n as u32 * v as u32)
-            .sum()
+            .zip(RANK_VALUES.iter())
+            .map(|(&lane, &v)| lane_sum(lane) as u32 * v)
+            .sum();
+        ranks + 5 * self.black_threes() as u32 + 50 * self.jokers as u32
     }
 
     /// The distinct cards present, with their counts, in sort order.
     pub fn iter_kinds(&self) -> impl Iterator<Item = (Card, u8)> + '_ {
-        self.counts
+        // Only the lanes that hold cards, and within them only the suits held.
+        let suited = self
+            .ranks
             .iter()
             .enumerate()
-            .filter(|&(_, &n)| n > 0)
-            .map(|(i, &n)| (Card(i as u8), n))
+            .filter(|&(_, &lane)| lane != 0)
+            .flat_map(|(r, &lane)| {
+                (0..4u8).filter_map(move |s| {
+                    let n = ((lane >> (s * 4)) & 0xF) as u8;
+                    (n > 0).then_some((Card(r as u8 * 4 + s), n))
+                })
+            });
+        suited.chain((self.jokers > 0).then_some((Card::JOKER, self.jokers)))
     }
 
     /// Every card, repeated by its count, in sort order.
@@ -569,19 +625,22 @@ impl CardCounts {
     }
 
     /// Some card of this rank present here, the lowest suit first; `None` if there is none.
+    #[inline]
     pub fn any_of_rank(&self, rank: Rank) -> Option<Card> {
-        if rank == Rank::Joker {
-            return (self.jokers() > 0).then_some(Card::JOKER);
+        match self.ranks.get(rank as usize) {
+            Some(&0) => None,
+            Some(&lane) => Some(Card(rank as u8 * 4 + (lane.trailing_zeros() / 4) as u8)),
+            None => (self.jokers > 0).then_some(Card::JOKER),
         }
-        Suit::ALL
-            .iter()
-            .map(|&s| Card::new(rank, s))
-            .find(|&c| self.count(c) > 0)
     }
 
-    /// The raw counts, indexed by [`Card::index`].
-    pub fn as_array(&self) -> &[u8; CARD_KINDS] {
-        &self.counts
+    /// The counts, indexed by [`Card::index`].
+    pub fn to_array(&self) -> [u8; CARD_KINDS] {
+        let mut out = [0u8; CARD_KINDS];
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.count(Card(i as u8));
+        }
+        out
     }
 }
 
@@ -637,7 +696,8 @@ mod tests {
     fn the_table_of_values_is_card_value() {
         for i in 0..CARD_KINDS as u8 {
             let card = Card::from_index(i).unwrap();
-            assert_eq!(CARD_VALUES[card.index()] as u32, card.value(), "{card}");
+            let one = CardCounts::from_cards([card]);
+            assert_eq!(one.value(), card.value(), "{card}");
         }
         let mut all = CardCounts::from_cards(pack(2, 4));
         assert_eq!(
@@ -649,9 +709,104 @@ mod tests {
         assert_eq!(all.value(), all.iter().map(|c| c.value()).sum::<u32>());
     }
 
-    // The counts of a rank, one by one and all at once, are the sum of its cards' counts up to
-    // the cap of 255: a triple pack, small counts, counts either side of 64 and counts near
-    // the cap.
+    /// The plain model of a [`CardCounts`]: a byte per card kind, with the same caps.
+    #[derive(Clone, Debug, PartialEq)]
+    struct Model([u8; CARD_KINDS]);
+
+    impl Model {
+        fn cap(i: usize) -> u8 {
+            if i == Card::JOKER.index() {
+                255
+            } else {
+                SUITED_MAX
+            }
+        }
+        fn add_n(&mut self, i: usize, n: u8) {
+            self.0[i] = self.0[i].saturating_add(n).min(Model::cap(i));
+        }
+        fn len(&self) -> usize {
+            self.0.iter().map(|&n| n as usize).sum()
+        }
+    }
+
+    /// A random multiset and its model: mostly counts of a real pack (up to 3, jokers up to
+    /// 9), sometimes counts near or past the caps.
+    fn random_counts(rng: &mut crate::rng::Xoshiro256) -> (CardCounts, Model) {
+        let mut c = CardCounts::new();
+        let mut m = Model([0; CARD_KINDS]);
+        let max = [4, 4, 4, 10, 20, 300][rng.below(6) as usize];
+        for _ in 0..rng.below(40) {
+            let i = rng.below(CARD_KINDS as u64) as usize;
+            let n = rng.below(max) as u8;
+            c.add_n(Card(i as u8), n);
+            m.add_n(i, n);
+        }
+        (c, m)
+    }
+
+    // The packed counts behave as a byte per card kind would, with counts stopping at 15 (255
+    // for the joker): every query, and adding, removing and comparing multisets, whether the
+    // fast paths for play-sized counts apply or not.
+    #[test]
+    fn packed_counts_agree_with_a_count_per_card() {
+        let mut rng = crate::rng::Xoshiro256::seed_from_u64(11);
+        for _ in 0..5000 {
+            let (a, ma) = random_counts(&mut rng);
+            let (b, mb) = random_counts(&mut rng);
+            assert_eq!(a.to_array(), ma.0);
+            assert_eq!(a.len(), ma.len(), "{a:?}");
+            let kinds: Vec<(Card, u8)> = (0..CARD_KINDS)
+                .filter(|&i| ma.0[i] > 0)
+                .map(|i| (Card(i as u8), ma.0[i]))
+                .collect();
+            assert_eq!(a.iter_kinds().collect::<Vec<_>>(), kinds);
+            let value: u32 = kinds.iter().map(|&(c, n)| c.value() * n as u32).sum();
+            assert_eq!(a.value(), value);
+            for r in Rank::ALL {
+                let first = (0..CARD_KINDS)
+                    .map(|i| Card(i as u8))
+                    .find(|c| c.rank() == r && ma.0[c.index()] > 0);
+                assert_eq!(a.any_of_rank(r), first, "{r:?} in {a:?}");
+            }
+            let missing = (0..CARD_KINDS)
+                .find(|&i| mb.0[i] > ma.0[i])
+                .map(|i| (Card(i as u8), ma.0[i]));
+            assert_eq!(a.first_missing(&b), missing, "{b:?} from {a:?}");
+            assert_eq!(a.contains(&b), missing.is_none(), "{b:?} in {a:?}");
+            assert!(a.contains(&a) && a.contains(&CardCounts::new()));
+
+            let mut sum = a;
+            sum.add_all(&b);
+            let mut msum = ma.clone();
+            for i in 0..CARD_KINDS {
+                msum.add_n(i, mb.0[i]);
+            }
+            assert_eq!(sum.to_array(), msum.0, "{a:?} + {b:?}");
+            assert_eq!(sum.len(), msum.len());
+            assert!(sum.contains(&a));
+
+            let mut diff = a;
+            diff.remove_all(&b);
+            let mdiff: Vec<u8> = (0..CARD_KINDS)
+                .map(|i| ma.0[i].saturating_sub(mb.0[i]))
+                .collect();
+            assert_eq!(diff.to_array().to_vec(), mdiff, "{a:?} - {b:?}");
+            assert_eq!(diff.len(), mdiff.iter().map(|&n| n as usize).sum::<usize>());
+            if missing.is_none() {
+                let mut back = diff;
+                back.add_all(&b);
+                assert_eq!(back, a, "{a:?} - {b:?} + {b:?}");
+            }
+
+            let mut one = a;
+            let card = Card(rng.below(CARD_KINDS as u64) as u8);
+            assert_eq!(one.remove(card), ma.0[card.index()] > 0);
+            assert_eq!(one.len(), a.len() - (ma.0[card.index()] > 0) as usize);
+        }
+    }
+
+    // The counts of a rank, one by one and all at once, are the sum of its cards' counts: a
+    // triple pack, small counts, and counts past the caps (15 a suited card, 255 the joker).
     #[test]
     fn rank_counts_agree_with_the_cards_counts() {
         let mut rng = crate::rng::Xoshiro256::seed_from_u64(7);

@@ -1023,8 +1023,8 @@ impl Game {
         h.u8(d.dealer);
         h.u8(d.turn);
         for seat in 0..self.table.players() as usize {
-            h.bytes(d.hands[seat].as_array());
-            h.bytes(d.red_threes[seat].as_array());
+            h.bytes(&d.hands[seat].to_array());
+            h.bytes(&d.red_threes[seat].to_array());
             h.bool(d.had_turn[seat]);
             h.bool(d.melded_before[seat]);
         }
@@ -1047,7 +1047,7 @@ impl Game {
                     MeldKind::Sequence(suit) => 110 + suit as u8,
                     MeldKind::Wild => 120,
                 });
-                h.bytes(m.cards.as_array());
+                h.bytes(&m.cards.to_array());
                 h.u8(m.creator.0);
             }
             h.bool(d.side_melded[side]);

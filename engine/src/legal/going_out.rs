@@ -737,8 +737,8 @@ impl<'a> Ctx<'a> {
         // One use per set of cards, the one with the most sambas.
         out.sort_by(|a, b| {
             a.used
-                .as_array()
-                .cmp(b.used.as_array())
+                .to_array()
+                .cmp(&b.used.to_array())
                 .then(b.sambas.cmp(&a.sambas))
         });
         out.dedup_by(|later, first| later.used == first.used);
