@@ -624,6 +624,28 @@ impl CardCounts {
         self.iter().collect()
     }
 
+    /// Up to `n` cards of a rank taken from here, lowest suits first: the canonical choice of
+    /// suits where any would do.
+    #[inline]
+    pub fn of_rank(&self, rank: Rank, n: u8) -> CardCounts {
+        let mut out = CardCounts::new();
+        let Some(&lane) = self.ranks.get(rank as usize) else {
+            out.jokers = n.min(self.jokers);
+            out.len = out.jokers as u16;
+            return out;
+        };
+        let mut need = n;
+        let mut taken = 0u16;
+        for shift in [0, 4, 8, 12] {
+            let k = (((lane >> shift) & 0xF) as u8).min(need);
+            taken |= (k as u16) << shift;
+            need -= k;
+        }
+        out.ranks[rank as usize] = taken;
+        out.len = (n - need) as u16;
+        out
+    }
+
     /// Some card of this rank present here, the lowest suit first; `None` if there is none.
     #[inline]
     pub fn any_of_rank(&self, rank: Rank) -> Option<Card> {
@@ -763,6 +785,16 @@ mod tests {
             let value: u32 = kinds.iter().map(|&(c, n)| c.value() * n as u32).sum();
             assert_eq!(a.value(), value);
             for r in Rank::ALL {
+                let n = rng.below(12) as u8;
+                let mut need = n;
+                let mut taken = [0u8; CARD_KINDS];
+                for i in (0..CARD_KINDS).filter(|&i| Card(i as u8).rank() == r) {
+                    taken[i] = ma.0[i].min(need);
+                    need -= taken[i];
+                }
+                let of_rank = a.of_rank(r, n);
+                assert_eq!(of_rank.to_array(), taken, "{n} {r:?} of {a:?}");
+                assert_eq!(of_rank.len(), (n - need) as usize);
                 let first = (0..CARD_KINDS)
                     .map(|i| Card(i as u8))
                     .find(|c| c.rank() == r && ma.0[c.index()] > 0);

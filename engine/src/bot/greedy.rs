@@ -194,19 +194,6 @@ impl<'v> Pos<'v> {
     }
 }
 
-/// Cards of a rank from `from`, lowest suits first.
-fn take(from: &CardCounts, rank: Rank, n: u8) -> CardCounts {
-    let mut out = CardCounts::new();
-    let mut need = n;
-    for s in Suit::ALL {
-        let c = Card::new(rank, s);
-        let k = from.count(c).min(need);
-        out.add_n(c, k);
-        need -= k;
-    }
-    out
-}
-
 /// One wild card, twos before jokers (a joker is worth more in a meld's count and in hand).
 fn a_wild(from: &CardCounts) -> Option<Card> {
     from.any_of_rank(Rank::Two)
@@ -255,7 +242,7 @@ impl GreedyBot {
             }
             let n = counts[r as usize];
             value += r.value() * n as u32;
-            specs.push(MeldSpec::new_meld(take(hand, r, n)));
+            specs.push(MeldSpec::new_meld(hand.of_rank(r, n)));
         }
         let mut pairs: SmallVec<[Rank; 11]> = Rank::NATURALS
             .into_iter()
@@ -270,7 +257,7 @@ impl GreedyBot {
                 break;
             };
             wilds_left.remove(wild);
-            let mut cards = take(hand, r, 2);
+            let mut cards = hand.of_rank(r, 2);
             cards.add(wild);
             value += 2 * r.value() + wild.value();
             specs.push(MeldSpec::new_meld(cards));
@@ -317,7 +304,7 @@ impl GreedyBot {
         };
         if !pos.mine.melded {
             if hand.rank_count(r) >= 2 {
-                let pair = take(hand, r, 2);
+                let pair = hand.of_rank(r, 2);
                 let mut rest = *hand;
                 rest.remove_all(&pair);
                 let value = pair.value() + top.value();
@@ -328,7 +315,7 @@ impl GreedyBot {
         }
         if let Some(id) = pos.group_of(r) {
             let cards = if frozen {
-                take(hand, r, 2)
+                hand.of_rank(r, 2)
             } else {
                 CardCounts::new()
             };
@@ -337,7 +324,7 @@ impl GreedyBot {
             }
         }
         if hand.rank_count(r) >= 2
-            && let Some(a) = legal_take(MeldTarget::New, take(hand, r, 2), MeldBatch::new())
+            && let Some(a) = legal_take(MeldTarget::New, hand.of_rank(r, 2), MeldBatch::new())
         {
             return Some(a);
         }
@@ -346,7 +333,7 @@ impl GreedyBot {
             && hand.rank_count(r) == 1
             && let Some(w) = a_wild(hand)
         {
-            let mut cards = take(hand, r, 1);
+            let mut cards = hand.of_rank(r, 1);
             cards.add(w);
             return legal_take(MeldTarget::New, cards, MeldBatch::new());
         }
@@ -405,7 +392,7 @@ impl GreedyBot {
             if let MeldKind::Group(r) = m.kind {
                 let n = hand.rank_count(r).min(spare as u8);
                 if n > 0 && !(m.is_canasta() && pos.view.rules.closed_canastas) {
-                    return Some(batch([MeldSpec::add_to(id as u8, take(hand, r, n))]));
+                    return Some(batch([MeldSpec::add_to(id as u8, hand.of_rank(r, n))]));
                 }
             }
         }
@@ -413,7 +400,7 @@ impl GreedyBot {
         for r in Rank::NATURALS {
             let n = hand.rank_count(r);
             if n >= 3 && pos.group_of(r).is_none() && (n as usize) <= spare {
-                return Some(batch([MeldSpec::new_meld(take(hand, r, n))]));
+                return Some(batch([MeldSpec::new_meld(hand.of_rank(r, n))]));
             }
         }
         // A wild card onto a meld close to a canasta, while the side lacks canastas.

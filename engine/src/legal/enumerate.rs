@@ -15,26 +15,6 @@ use crate::meld::{
     CANASTA_LEN, Meld, MeldKind, card_fits, check_addition, check_group_counts, check_growth,
 };
 
-/// Cards of a rank taken from `from`, lowest suit first: the canonical choice of suits.
-pub(super) fn pick(from: &CardCounts, rank: Rank, n: u8) -> CardCounts {
-    let mut out = CardCounts::new();
-    if rank == Rank::Joker {
-        out.add_n(Card::JOKER, n.min(from.jokers()));
-        return out;
-    }
-    let mut need = n;
-    for s in Suit::ALL {
-        if need == 0 {
-            break;
-        }
-        let c = Card::new(rank, s);
-        let k = from.count(c).min(need);
-        out.add_n(c, k);
-        need -= k;
-    }
-    out
-}
-
 /// Most suit combinations listed for the groups of one initial meld; beyond it the lowest suits
 /// are taken (a bound on the listing only: any choice of suits is legal).
 const SUIT_COMBINATIONS: usize = 64;
@@ -49,7 +29,7 @@ fn suit_choices(
 ) -> SmallVec<[CardCounts; 8]> {
     let mut out = SmallVec::new();
     if !suits_matter {
-        out.push(pick(from, rank, n));
+        out.push(from.of_rank(rank, n));
         return out;
     }
     let have = Suit::ALL.map(|s| from.count(Card::new(rank, s)));
@@ -186,7 +166,7 @@ impl Spread<'_, '_> {
                 continue;
             }
             cards.add_n(Card::JOKER, j);
-            let these = pick(&twos, Rank::Two, t);
+            let these = twos.of_rank(Rank::Two, t);
             twos.remove_all(&these);
             cards.add_all(&these);
             specs.push(MeldSpec {
@@ -405,7 +385,7 @@ impl<'a> Ctx<'a> {
                 for j in 0..=3u8 {
                     let t = 3 - j;
                     if hand.jokers() >= j && hand.twos() >= t {
-                        let mut cards = pick(hand, Rank::Two, t);
+                        let mut cards = hand.of_rank(Rank::Two, t);
                         cards.add_n(Card::JOKER, j);
                         out.push(one_meld(MeldSpec::new_meld(cards)));
                     }
@@ -570,7 +550,7 @@ impl<'a> Ctx<'a> {
         };
         let mut wilds = CardCounts::new();
         wilds.add_n(Card::JOKER, c.j);
-        wilds.add_all(&pick(&left, Rank::Two, c.t));
+        wilds.add_all(&left.of_rank(Rank::Two, c.t));
         match cands[c.cand] {
             Cand::Seq(cards) => {
                 specs.push(MeldSpec::new_meld(cards));
@@ -711,8 +691,8 @@ impl<'a> Ctx<'a> {
                                 }
                             }
                             let mut after = cards;
-                            after.remove_all(&pick(&cards, Rank::Two, t));
-                            after.remove_all(&pick(&cards, Rank::Joker, j));
+                            after.remove_all(&cards.of_rank(Rank::Two, t));
+                            after.remove_all(&cards.of_rank(Rank::Joker, j));
                             try_choice(s, c, v, unit, after, reserved);
                         }
                     }
@@ -734,8 +714,8 @@ impl<'a> Ctx<'a> {
                                 let v = (n + top) as u32 * rank.value() + c.wild_value();
                                 let unit = self.group_unit(rank, n, j, t, top, min_n, !take, v);
                                 let mut after = cards;
-                                after.remove_all(&pick(&cards, Rank::Two, t));
-                                after.remove_all(&pick(&cards, Rank::Joker, j));
+                                after.remove_all(&cards.of_rank(Rank::Two, t));
+                                after.remove_all(&cards.of_rank(Rank::Joker, j));
                                 let mut reserved = reserved;
                                 reserved[rank as usize] += n;
                                 try_choice(s, c, v, unit, after, reserved);
@@ -1062,7 +1042,7 @@ impl<'a> Ctx<'a> {
             if n == 0 {
                 continue;
             }
-            let cards = pick(rest, rank, n);
+            let cards = rest.of_rank(rank, n);
             let mine = self
                 .melds
                 .iter()
@@ -1126,7 +1106,7 @@ impl<'a> Ctx<'a> {
         }
         let mut search = Spread {
             slots: &slots,
-            twos: pick(rest, Rank::Two, rest.twos()),
+            twos: rest.of_rank(Rank::Two, rest.twos()),
             budget: budget.as_deref().copied(),
             wanted,
             wilds: smallvec::smallvec![(0, 0); slots.len()],

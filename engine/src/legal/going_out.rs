@@ -20,7 +20,6 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use smallvec::SmallVec;
 
-use super::enumerate::pick;
 use super::{Ask, Ctx};
 use crate::action::{Action, MeldSpec, MeldTarget};
 use crate::card::{Card, CardCounts, Rank, Suit};
@@ -370,14 +369,14 @@ impl Groups<'_, '_, '_> {
             }
             let mut cards = CardCounts::new();
             if let Some(rank) = laid.rank {
-                let these = pick(&naturals, rank, laid.naturals);
+                let these = naturals.of_rank(rank, laid.naturals);
                 naturals.remove_all(&these);
                 cards.add_all(&these);
             }
             let j = laid.wilds.min(jokers);
             jokers -= j;
             cards.add_n(Card::JOKER, j);
-            let these = pick(&twos, Rank::Two, laid.wilds - j);
+            let these = twos.of_rank(Rank::Two, laid.wilds - j);
             twos.remove_all(&these);
             cards.add_all(&these);
             melds.push(MeldSpec {
@@ -704,7 +703,7 @@ impl<'a> Ctx<'a> {
                 .melds
                 .iter()
                 .position(|m| m.kind == MeldKind::Group(rank) && m.is_canasta())?;
-            melds.push(MeldSpec::add_to(id as u8, pick(rest, rank, n)));
+            melds.push(MeldSpec::add_to(id as u8, rest.of_rank(rank, n)));
         }
         let placed: usize = melds.iter().map(|m| m.cards.len()).sum();
         if placed != rest.len() {
@@ -954,7 +953,7 @@ impl<'a> Ctx<'a> {
             units,
             naturals,
             jokers: rest.jokers(),
-            twos: pick(rest, Rank::Two, rest.twos()),
+            twos: rest.of_rank(Rank::Two, rest.twos()),
             wilds,
             want: rules.canastas_to_go_out,
             need_natural: rules.go_out_needs_natural_canasta,
