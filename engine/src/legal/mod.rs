@@ -245,6 +245,7 @@ impl<'a> LegalChoices<'a> {
     /// [`Choice`] that remembers the check: where these choices were read from a
     /// [`crate::Game`] ([`crate::Game::legal`]), [`crate::Game::apply_choice`] then applies it
     /// without checking it a second time, as long as the game is still in the same state.
+    #[inline]
     pub fn checked(&self, action: Action) -> Result<Choice, RuleError> {
         self.ctx.check(&action)?;
         Ok(Choice {
