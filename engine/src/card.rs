@@ -332,11 +332,6 @@ impl FromStr for Card {
     }
 }
 
-/// [`Rank::value`] of twos to aces, by `Rank as usize`, with threes at 0: a three's value
-/// depends on its colour, so [`CardCounts::value`] adds the black ones apart (a test checks the
-/// sum against [`Card::value`]).
-const RANK_VALUES: [u32; 13] = [20, 0, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 20];
-
 /// The highest count of a suited card a [`CardCounts`] holds: a pack has at most three of each
 /// (R-CARD-1), so four bits are plenty, and a count that stops here still names more cards
 /// than any hand holds.
@@ -350,6 +345,22 @@ const TOP_BITS: u16 = 0x8888;
 fn lane_sum(lane: u16) -> u8 {
     let pairs = (lane & 0x0F0F) + ((lane >> 4) & 0x0F0F);
     ((pairs & 0xFF) + (pairs >> 8)) as u8
+}
+
+/// Every byte's low four bits.
+const LOW_NIBBLES: u64 = 0x0F0F_0F0F_0F0F_0F0F;
+
+/// Four lanes at once (a word of [`CardCounts::words`]): each byte the sum of its two counts
+/// (at most 30).
+#[inline]
+fn byte_sums(word: u64) -> u64 {
+    (word & LOW_NIBBLES) + ((word >> 4) & LOW_NIBBLES)
+}
+
+/// The sum of a word's bytes, which must not pass 255 (eight bytes of [`byte_sums`] do not).
+#[inline]
+fn sum_bytes(x: u64) -> u32 {
+    (x.wrapping_mul(0x0101_0101_0101_0101) >> 56) as u32
 }
 
 /// Where a suited card's count sits: its rank's lane and the shift within it.
@@ -528,6 +539,20 @@ impl CardCounts {
         }
     }
 
+    /// The rank lanes four at a time: lane `4w + j` in bits `16j..16j + 16` of word `w`. Sums
+    /// over several ranks are then a few operations on whole words.
+    #[inline]
+    fn words(&self) -> [u64; 4] {
+        let r = &self.ranks;
+        let word = |i: usize| {
+            r[i] as u64
+                | (r[i + 1] as u64) << 16
+                | (r[i + 2] as u64) << 32
+                | (r[i + 3] as u64) << 48
+        };
+        [word(0), word(4), word(8), r[12] as u64]
+    }
+
     /// Number of cards of a rank, all suits together.
     #[inline]
     pub fn rank_count(&self, rank: Rank) -> u8 {
@@ -541,11 +566,25 @@ impl CardCounts {
     /// [`CardCounts::rank_count`] says of each.
     pub fn rank_counts(&self) -> [u8; 14] {
         let mut out = [0u8; 14];
-        for (o, &lane) in out.iter_mut().zip(self.ranks.iter()) {
-            *o = lane_sum(lane);
+        for (chunk, word) in out.chunks_mut(4).zip(self.words()) {
+            // Each lane's sum in its low byte (at most 60).
+            let pairs = byte_sums(word);
+            let sums = pairs + (pairs >> 8);
+            for (j, o) in chunk.iter_mut().enumerate() {
+                *o = (sums >> (16 * j)) as u8;
+            }
         }
         out[Rank::Joker as usize] = self.jokers;
         out
+    }
+
+    /// The ranks present, a bit each (bit `Rank as usize`).
+    pub fn ranks_held(&self) -> u16 {
+        let mut mask = ((self.jokers > 0) as u16) << Rank::Joker as u16;
+        for (i, &lane) in self.ranks.iter().enumerate() {
+            mask |= ((lane != 0) as u16) << i;
+        }
+        mask
     }
 
     /// Number of jokers.
@@ -586,14 +625,16 @@ impl CardCounts {
 
     /// Sum of the point values (R-CARD-3).
     pub fn value(&self) -> u32 {
-        // A rank's cards are alike in value, but for the threes.
-        let ranks: u32 = self
-            .ranks
-            .iter()
-            .zip(RANK_VALUES.iter())
-            .map(|(&lane, &v)| lane_sum(lane) as u32 * v)
-            .sum();
-        ranks + 5 * self.black_threes() as u32 + 50 * self.jokers as u32
+        // A rank's cards are alike in value, but for the threes: the ranks are summed by value,
+        // a word of four ranks at a time (R-CARD-3: twos and aces 20, fours to sevens 5, eights
+        // to kings 10).
+        let [w0, w1, w2, w3] = self.words().map(byte_sums);
+        const LANES_0_1: u64 = 0x0000_0000_FFFF_FFFF;
+        const LANES_2_3: u64 = 0xFFFF_FFFF_0000_0000;
+        let twenty = sum_bytes(w0 & 0xFFFF) + sum_bytes(w3);
+        let five = sum_bytes(w0 & LANES_2_3) + sum_bytes(w1 & LANES_0_1);
+        let ten = sum_bytes(w1 & LANES_2_3) + sum_bytes(w2);
+        20 * twenty + 5 * (five + self.black_threes() as u32) + 10 * ten + 50 * self.jokers as u32
     }
 
     /// The distinct cards present, with their counts, in sort order.
@@ -784,6 +825,11 @@ mod tests {
             assert_eq!(a.iter_kinds().collect::<Vec<_>>(), kinds);
             let value: u32 = kinds.iter().map(|&(c, n)| c.value() * n as u32).sum();
             assert_eq!(a.value(), value);
+            let held = Rank::ALL
+                .iter()
+                .filter(|&&r| kinds.iter().any(|(c, _)| c.rank() == r))
+                .fold(0u16, |mask, &r| mask | 1 << r as u16);
+            assert_eq!(a.ranks_held(), held, "{a:?}");
             for r in Rank::ALL {
                 let n = rng.below(12) as u8;
                 let mut need = n;

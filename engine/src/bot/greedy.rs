@@ -397,8 +397,9 @@ impl GreedyBot {
             }
         }
         // New groups of three naturals or more; pairs stay in hand for the pile.
+        let counts = hand.rank_counts();
         for r in Rank::NATURALS {
-            let n = hand.rank_count(r);
+            let n = counts[r as usize];
             if n >= 3 && pos.group_of(r).is_none() && (n as usize) <= spare {
                 return Some(batch([MeldSpec::new_meld(hand.of_rank(r, n))]));
             }
@@ -443,10 +444,7 @@ impl GreedyBot {
         // The hand's cards by rank, and the natural cards of each rank in sight: the hand, the
         // pile, every meld. The rest are in other hands or the stock.
         let held = hand.rank_counts();
-        let mut held_ranks = 0u32;
-        for (i, &n) in held.iter().enumerate() {
-            held_ranks |= ((n > 0) as u32) << i;
-        }
+        let held_ranks = hand.ranks_held() as u32;
         let mut seen = held;
         for c in &view.pile {
             seen[c.rank() as usize] += 1;
