@@ -401,10 +401,34 @@ impl CardCounts {
 
     /// The multiset of these cards.
     pub fn from_cards<I: IntoIterator<Item = Card>>(cards: I) -> CardCounts {
-        let mut c = CardCounts::new();
-        for card in cards {
-            c.add(card);
+        let cards = cards.into_iter();
+        if cards.size_hint().0 < 16 {
+            let mut c = CardCounts::new();
+            for card in cards {
+                c.add(card);
+            }
+            return c;
         }
+        // A long list (a pack, a stock): counted a byte per kind, packed once.
+        let mut counts = [0u8; CARD_KINDS];
+        for card in cards {
+            let n = &mut counts[card.index()];
+            *n = n.saturating_add(1);
+        }
+        CardCounts::from_array(&counts)
+    }
+
+    /// The multiset with these counts, indexed by [`Card::index`] (a suited card's count stops
+    /// at 15).
+    pub fn from_array(counts: &[u8; CARD_KINDS]) -> CardCounts {
+        let mut c = CardCounts::new();
+        for (lane, four) in c.ranks.iter_mut().zip(counts.chunks_exact(4)) {
+            for (s, &n) in four.iter().enumerate() {
+                *lane |= (n.min(SUITED_MAX) as u16) << (4 * s);
+            }
+        }
+        c.jokers = counts[Card::JOKER.index()];
+        c.len = c.rank_counts().iter().map(|&n| n as u16).sum();
         c
     }
 
@@ -430,8 +454,20 @@ impl CardCounts {
 
     /// Adds one card. Counts stop at 15 for a suited card and 255 for the joker (no pack holds
     /// that many); adding beyond that is ignored rather than overflowing.
+    #[inline]
     pub fn add(&mut self, card: Card) {
-        self.add_n(card, 1);
+        // Written out (not `add_n(card, 1)`): dealing and drawing add cards one at a time.
+        let full = if card == Card::JOKER {
+            let full = self.jokers == u8::MAX;
+            self.jokers += !full as u8;
+            full
+        } else {
+            let (r, shift) = slot(card);
+            let full = (self.ranks[r] >> shift) & 0xF == SUITED_MAX as u16;
+            self.ranks[r] += (!full as u16) << shift;
+            full
+        };
+        self.len += !full as u16;
     }
 
     /// Adds `n` copies of a card (counts stop at 15, the joker's at 255).
@@ -817,6 +853,13 @@ mod tests {
             let (a, ma) = random_counts(&mut rng);
             let (b, mb) = random_counts(&mut rng);
             assert_eq!(a.to_array(), ma.0);
+            assert_eq!(CardCounts::from_array(&ma.0), a);
+            let listed: Vec<Card> = a.iter().collect();
+            assert_eq!(CardCounts::from_cards(listed.iter().copied()), a);
+            assert_eq!(
+                CardCounts::from_cards(listed.iter().copied().take(10)).len(),
+                listed.len().min(10)
+            );
             assert_eq!(a.len(), ma.len(), "{a:?}");
             let kinds: Vec<(Card, u8)> = (0..CARD_KINDS)
                 .filter(|&i| ma.0[i] > 0)
