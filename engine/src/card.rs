@@ -516,18 +516,28 @@ impl CardCounts {
             short |= !((a | TOP_BITS).wrapping_sub(b)) & TOP_BITS;
         }
         if big & TOP_BITS != 0 {
-            return self.first_missing(other).is_none();
+            return self.missing(other).is_none();
         }
         short == 0 && self.jokers >= other.jokers
     }
 
     /// The first card of `other` (in card order) that is not here often enough, with the count
-    /// held here.
-    pub fn first_missing(&self, other: &CardCounts) -> Option<(Card, u8)> {
+    /// held here: the slow path of [`Self::contains`] and [`Self::first_missing`].
+    fn missing(&self, other: &CardCounts) -> Option<(Card, u8)> {
         other
             .iter_kinds()
             .find(|&(c, n)| n > self.count(c))
             .map(|(c, _)| (c, self.count(c)))
+    }
+
+    /// The first card of `other` (in card order) that is not here often enough, with the count
+    /// held here.
+    pub fn first_missing(&self, other: &CardCounts) -> Option<(Card, u8)> {
+        // Mostly asked of cards that are all here: answered at once by the comparison.
+        if self.contains(other) {
+            return None;
+        }
+        self.missing(other)
     }
 
     /// Adds every card of `other` (counts stop at 15, the joker's at 255).
