@@ -626,9 +626,14 @@ impl CardCounts {
 
     /// The ranks present, a bit each (bit `Rank as usize`).
     pub fn ranks_held(&self) -> u16 {
+        const LOW_15: u64 = 0x7FFF_7FFF_7FFF_7FFF;
+        const TOP: u64 = 0x8000_8000_8000_8000;
         let mut mask = ((self.jokers > 0) as u16) << Rank::Joker as u16;
-        for (i, &lane) in self.ranks.iter().enumerate() {
-            mask |= ((lane != 0) as u16) << i;
+        for (w, word) in self.words().into_iter().enumerate() {
+            // A lane's top bit, set if any of its bits is: four lanes at once.
+            let held = (((word & LOW_15) + LOW_15) | word) & TOP;
+            let bits = (held >> 15 | held >> 30 | held >> 45 | held >> 60) & 0xF;
+            mask |= (bits as u16) << (4 * w);
         }
         mask
     }
