@@ -39,6 +39,15 @@ pub fn status_text(s: &Status) -> String {
     use tonic_types::StatusExt;
     match s.get_details_error_info() {
         Some(info) => format!("{} ({})", s.message(), info.reason),
+        // Said by a server that has no such method: another service, a proxy in front of
+        // none, or an older canasta-server. Its message is often empty.
+        None if s.code() == Code::Unimplemented => format!(
+            "the server does not serve this call of the Canasta service (Unimplemented{}{}): \
+             check that --server is the address of a canasta-server of this version",
+            if s.message().is_empty() { "" } else { ": " },
+            s.message()
+        ),
+        None if s.message().is_empty() => format!("the call failed ({:?})", s.code()),
         None => format!("{} ({:?})", s.message(), s.code()),
     }
 }
@@ -413,8 +422,12 @@ pub(crate) use limited;
 
 /// Errors worth retrying: the connection, not the request. An error without the service's
 /// reason comes from the transport, whatever its code (docs/bots.md): tonic reports a call
-/// refused by the GOAWAY of a server shutting down as INTERNAL.
+/// refused by the GOAWAY of a server shutting down as INTERNAL. Except UNIMPLEMENTED: a server
+/// without the method will not have it on the next try.
 pub fn transient(s: &Status) -> bool {
+    if s.code() == Code::Unimplemented {
+        return false;
+    }
     matches!(
         s.code(),
         Code::Unavailable | Code::Unknown | Code::Cancelled | Code::DeadlineExceeded
@@ -939,6 +952,15 @@ mod tests {
         )));
         let damaged = play_error_status(&play_error(Code::Internal, "BAD_LOG", 0));
         assert!(!transient(&damaged));
+        // A server without the method: asking again cannot help, and the text says what to
+        // check, though the status says nothing.
+        let missing = Status::unimplemented("");
+        assert!(!transient(&missing));
+        assert!(status_text(&missing).contains("a canasta-server of this version"));
+        assert_eq!(
+            status_text(&Status::internal("")),
+            "the call failed (Internal)"
+        );
         let mut bad = play_error(Code::InvalidArgument, "INVALID_CARD", 0);
         bad.field = "action".into();
         let bad = play_error_status(&bad);

@@ -1267,3 +1267,47 @@ fn loadtest_measures_idle_games_and_stays_on_loopback() {
     let o = canasta(&["loadtest", "--games", "0"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// A gRPC server on a free loopback port that serves none of the Canasta methods: every call
+/// is answered UNIMPLEMENTED, as by another service, or a proxy in front of none.
+fn server_without_canasta(rt: &tokio::runtime::Runtime) -> String {
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+        tokio::spawn(
+            tonic::transport::Server::builder()
+                .add_routes(tonic::service::Routes::default())
+                .serve_with_incoming(incoming),
+        );
+        addr
+    })
+}
+
+// A bot sent to a server that does not serve the Canasta service gives up at once and says so:
+// asking again cannot help.
+#[test]
+fn a_bot_sent_to_a_server_without_the_canasta_service_stops_at_once() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let addr = server_without_canasta(&rt);
+    let with_token: &[&str] = &["--token", "t1"];
+    let with_token_unary: &[&str] = &["--token", "t1", "--unary"];
+    for flags in [&[][..], &["--unary"][..], with_token, with_token_unary] {
+        let mut args = vec!["bot", "--server", &addr, "--game", "g1"];
+        args.extend_from_slice(flags);
+        let child = Command::new(BIN)
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = finish_within(child, Duration::from_secs(10), "the bot");
+        assert!(!out.status.success(), "{flags:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains("does not serve this call of the Canasta service (Unimplemented")
+                && err.contains("a canasta-server of this version"),
+            "{flags:?}: {err}"
+        );
+    }
+}
