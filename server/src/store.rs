@@ -543,6 +543,7 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<ToWriter>, mut ends: LogEnds)
     })) {
         tracing::warn!(error = %e, "cannot follow the write-ahead log: SQLite checkpoints it");
     }
+    let mut checkpoints = Checkpoints::default();
     let mut open = true;
     while open {
         let mut batch = match rx.recv() {
@@ -566,19 +567,80 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<ToWriter>, mut ends: LogEnds)
             }
             let _ = w.ack().send(result);
         }
-        if wal_pages.load(Ordering::Relaxed) >= CHECKPOINT_PAGES {
-            checkpoint(&conn, &wal_pages);
+        let pages = wal_pages.load(Ordering::Relaxed);
+        if checkpoints.due(pages) {
+            // With this one connection nothing else reads or writes, so the whole log is
+            // copied and the next commit starts it anew.
+            let done = conn
+                .wal_checkpoint_v2(Some(MAIN_DB), CheckpointMode::PASSIVE)
+                .map(|_| ());
+            if done.is_ok() {
+                wal_pages.store(0, Ordering::Relaxed);
+            }
+            checkpoints.after(pages, done);
         }
     }
 }
 
-/// Copies the write-ahead log back into the database. With this one connection nothing else
-/// reads or writes, so the whole log is copied and the next commit starts it anew.
-fn checkpoint(conn: &Connection, wal_pages: &AtomicI32) {
-    match conn.wal_checkpoint_v2(Some(MAIN_DB), CheckpointMode::PASSIVE) {
-        Ok(_) => wal_pages.store(0, Ordering::Relaxed),
-        // Tried again after the next commit; meanwhile the log grows, nothing is lost.
-        Err(e) => tracing::warn!(error = %e, "a checkpoint of the write-ahead log failed"),
+/// When the writer checkpoints the write-ahead log: every [`CHECKPOINT_PAGES`] pages while
+/// checkpoints work. After a failure (the disk full, say) it waits for the log to grow by
+/// twice as much as the time before (up to 64 times [`CHECKPOINT_PAGES`]) before trying
+/// again, so that a lasting failure neither slows every commit nor fills the server's log with
+/// a warning each: it warns at the 1st, 2nd, 4th, 8th… failure in a row, and says when
+/// checkpoints work again. Nothing is lost meanwhile: the log only grows.
+#[derive(Debug)]
+struct Checkpoints {
+    /// The log's size, in pages, at which the next checkpoint is due.
+    due_at: i32,
+    /// Failures in a row.
+    failures: u32,
+}
+
+impl Default for Checkpoints {
+    fn default() -> Self {
+        Checkpoints {
+            due_at: CHECKPOINT_PAGES,
+            failures: 0,
+        }
+    }
+}
+
+impl Checkpoints {
+    /// Whether a log of `pages` pages is to be checkpointed now.
+    fn due(&self, pages: i32) -> bool {
+        pages >= self.due_at
+    }
+
+    /// Records how a checkpoint of a log of `pages` pages went; returns whether it warned.
+    fn after(&mut self, pages: i32, result: rusqlite::Result<()>) -> bool {
+        match result {
+            Ok(()) => {
+                if self.failures > 0 {
+                    tracing::info!(
+                        failures = self.failures,
+                        "checkpoints of the write-ahead log work again"
+                    );
+                }
+                *self = Checkpoints::default();
+                false
+            }
+            Err(e) => {
+                self.failures += 1;
+                let wait = CHECKPOINT_PAGES << self.failures.min(6);
+                self.due_at = pages.saturating_add(wait);
+                let warn = self.failures.is_power_of_two();
+                if warn {
+                    tracing::warn!(
+                        error = %e,
+                        failures = self.failures,
+                        next_at_pages = self.due_at,
+                        "a checkpoint of the write-ahead log failed; the log grows until one \
+                         works (nothing is lost)"
+                    );
+                }
+                warn
+            }
+        }
     }
 }
 
@@ -814,6 +876,39 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.db");
         (dir, path)
+    }
+
+    // After failed checkpoints the writer waits longer and longer (in pages of log) before it
+    // tries again, warns less and less often, and starts afresh once one works.
+    #[test]
+    fn failed_checkpoints_are_tried_less_often_and_warned_of_less_often() {
+        let failed = || {
+            Err(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(13),
+                None,
+            ))
+        };
+        let mut c = Checkpoints::default();
+        assert!(!c.due(CHECKPOINT_PAGES - 1) && c.due(CHECKPOINT_PAGES));
+        let mut pages = CHECKPOINT_PAGES;
+        let (mut waits, mut warned) = (vec![], vec![]);
+        for failure in 1..=10 {
+            if c.after(pages, failed()) {
+                warned.push(failure);
+            }
+            let next = (pages..).find(|&p| c.due(p)).unwrap();
+            waits.push((next - pages) / CHECKPOINT_PAGES);
+            pages = next;
+        }
+        assert_eq!(waits, [2, 4, 8, 16, 32, 64, 64, 64, 64, 64]);
+        assert_eq!(warned, [1, 2, 4, 8]);
+        // One that works: every CHECKPOINT_PAGES pages again.
+        assert!(!c.after(pages, Ok(())));
+        assert!(!c.due(CHECKPOINT_PAGES - 1) && c.due(CHECKPOINT_PAGES));
+        assert!(
+            c.after(CHECKPOINT_PAGES, failed()),
+            "a new run of failures warns"
+        );
     }
 
     // The writer checkpoints the write-ahead log itself (SQLite's own checkpoints are off):
