@@ -593,6 +593,15 @@ fn r_deal_4_bad_card_order_refused() {
     short.remove(jk);
     let msg = create(vec![short]);
     assert!(msg.contains("Jk"), "{msg}");
+    // Cards added: a pack and twenty more kings of spades. The message counts them all, past
+    // what a count of cards holds (15 of a card).
+    let mut long = pack(2, 4);
+    long.extend(std::iter::repeat_n(card("KS"), 20));
+    let msg = create(vec![long]);
+    assert!(
+        msg.contains("it has 22 of K♠ where the pack has 2"),
+        "{msg}"
+    );
     // A bad order for the second deal is refused as well, naming that deal.
     let msg = create(vec![pack(2, 4), deck]);
     assert!(msg.contains("deal 1"), "{msg}");
