@@ -1288,20 +1288,14 @@ fn server_without_canasta(rt: &tokio::runtime::Runtime) -> String {
 // asking again cannot help.
 #[test]
 fn a_bot_sent_to_a_server_without_the_canasta_service_stops_at_once() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
+    let rt = runtime();
     let addr = server_without_canasta(&rt);
     let with_token: &[&str] = &["--token", "t1"];
     let with_token_unary: &[&str] = &["--token", "t1", "--unary"];
     for flags in [&[][..], &["--unary"][..], with_token, with_token_unary] {
         let mut args = vec!["bot", "--server", &addr, "--game", "g1"];
         args.extend_from_slice(flags);
-        let child = Command::new(BIN)
-            .args(&args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let out = finish_within(child, Duration::from_secs(10), "the bot");
+        let out = finish_within(spawn(&args), Duration::from_secs(10), "the bot");
         assert!(!out.status.success(), "{flags:?}");
         let err = stderr(&out);
         assert!(

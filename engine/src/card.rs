@@ -340,21 +340,27 @@ const SUITED_MAX: u8 = 15;
 /// The top bit of each suit's four in a rank's lane.
 const TOP_BITS: u16 = 0x8888;
 
-/// The cards of one rank's lane, all suits together: the sum of its four counts (at most 60).
-#[inline]
-fn lane_sum(lane: u16) -> u8 {
-    let pairs = (lane & 0x0F0F) + ((lane >> 4) & 0x0F0F);
-    ((pairs & 0xFF) + (pairs >> 8)) as u8
-}
-
 /// Every byte's low four bits.
 const LOW_NIBBLES: u64 = 0x0F0F_0F0F_0F0F_0F0F;
 
-/// Four lanes at once (a word of [`CardCounts::words`]): each byte the sum of its two counts
-/// (at most 30).
+/// Up to four lanes at once (a word of [`CardCounts::words`], or one lane): each byte the sum
+/// of its two counts (at most 30).
 #[inline]
 fn byte_sums(word: u64) -> u64 {
     (word & LOW_NIBBLES) + ((word >> 4) & LOW_NIBBLES)
+}
+
+/// Each lane's sum of its four counts (at most 60), in the lane's low byte.
+#[inline]
+fn lane_sums(word: u64) -> u64 {
+    let pairs = byte_sums(word);
+    pairs + (pairs >> 8)
+}
+
+/// The cards of one rank's lane, all suits together.
+#[inline]
+fn lane_sum(lane: u16) -> u8 {
+    lane_sums(lane as u64) as u8
 }
 
 /// The sum of a word's bytes, which must not pass 255 (eight bytes of [`byte_sums`] do not).
@@ -613,9 +619,7 @@ impl CardCounts {
     pub fn rank_counts(&self) -> [u8; 14] {
         let mut out = [0u8; 14];
         for (chunk, word) in out.chunks_mut(4).zip(self.words()) {
-            // Each lane's sum in its low byte (at most 60).
-            let pairs = byte_sums(word);
-            let sums = pairs + (pairs >> 8);
+            let sums = lane_sums(word);
             for (j, o) in chunk.iter_mut().enumerate() {
                 *o = (sums >> (16 * j)) as u8;
             }
@@ -807,7 +811,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_table_of_values_is_card_value() {
+    fn a_counts_value_is_its_cards_values() {
         for i in 0..CARD_KINDS as u8 {
             let card = Card::from_index(i).unwrap();
             let one = CardCounts::from_cards([card]);
