@@ -23,7 +23,6 @@ use crate::card::{Card, CardCounts, Rank, Suit};
 use crate::legal::{Choice, LegalChoices};
 use crate::meld::{CANASTA_LEN, Meld, MeldKind};
 use crate::view::{SideView, View};
-use smallvec::SmallVec;
 
 /// The greedy heuristic bot (see the module documentation). Deterministic: it plays the same
 /// moves from the same views in the same order.
@@ -204,9 +203,43 @@ fn batch(specs: impl IntoIterator<Item = MeldSpec>) -> MeldBatch {
     specs.into_iter().collect()
 }
 
+/// The natural ranks (four to ace), a bit each (bit `Rank as usize`).
+const NATURAL_RANKS: u16 = 0x1FFC;
+
+/// The ranks of a mask (bit `Rank as usize`), lowest first.
+#[derive(Clone, Copy)]
+struct Ranks(u16);
+
+impl Iterator for Ranks {
+    type Item = Rank;
+
+    fn next(&mut self) -> Option<Rank> {
+        let i = self.0.trailing_zeros() as usize;
+        let r = *Rank::ALL.get(i)?;
+        self.0 &= self.0 - 1;
+        Some(r)
+    }
+}
+
+impl Ranks {
+    /// The rank of the greatest `key`, the lowest rank among equals (as a stable sort by
+    /// descending key would list first).
+    fn max_by_first(self, key: impl Fn(Rank) -> u32) -> Option<Rank> {
+        let mut best: Option<(u32, Rank)> = None;
+        for r in self {
+            let k = key(r);
+            if best.is_none_or(|(b, _)| k > b) {
+                best = Some((k, r));
+            }
+        }
+        best.map(|(_, r)| r)
+    }
+}
+
 impl GreedyBot {
     /// Melds from `hand` (no group of rank `skip`) that bring `value` up to `minimum`: triples
-    /// and bigger groups first, then pairs with a wild card. `None` if they cannot.
+    /// and bigger groups first (the biggest value first), then pairs with a wild card (the
+    /// highest rank first). `None` if they cannot.
     fn initial_melds(
         pos: &Pos<'_>,
         hand: &CardCounts,
@@ -219,50 +252,62 @@ impl GreedyBot {
             return None;
         }
         // The naturals of each rank, counted once: melding one rank leaves the others' counts.
-        let mut counts = hand.rank_counts();
-        // Only naturals are melded here.
-        for r in [Rank::Two, Rank::Three, Rank::Joker]
-            .into_iter()
-            .chain(skip)
+        let counts = hand.rank_counts();
+        // Only naturals are melded here, a bit per rank.
+        let naturals = hand.ranks_held() & NATURAL_RANKS & !skip.map_or(0, |r| 1 << r as u16);
+        let (mut triples, mut pairs) = (0u16, 0u16);
+        for r in Ranks(naturals) {
+            match counts[r as usize] {
+                2 => pairs |= 1 << r as u16,
+                n if n >= 3 => triples |= 1 << r as u16,
+                _ => {}
+            }
+        }
+        // The melds are chosen on values alone, and built only if they reach the minimum: most
+        // hands cannot make it yet, and this is asked at every turn until the side melds.
+        let mut picks: u16 = 0;
+        while value < minimum
+            && let Some(r) =
+                Ranks(triples & !picks).max_by_first(|r| r.value() * counts[r as usize] as u32)
         {
-            counts[r as usize] = 0;
+            picks |= 1 << r as u16;
+            value += r.value() * counts[r as usize] as u32;
         }
-        // The wild cards not used yet: melds of naturals take none, and the naturals of one
-        // rank are untouched by the melds of the others.
-        let mut wilds_left = *hand;
-        let mut specs = MeldBatch::new();
-        let mut ranks: SmallVec<[Rank; 11]> = Rank::NATURALS
-            .into_iter()
-            .filter(|&r| counts[r as usize] >= 3)
-            .collect();
-        ranks.sort_by_key(|&r| std::cmp::Reverse(r.value() * counts[r as usize] as u32));
-        for r in ranks {
-            if value >= minimum {
-                break;
-            }
-            let n = counts[r as usize];
-            value += r.value() * n as u32;
-            specs.push(MeldSpec::new_meld(hand.of_rank(r, n)));
-        }
-        let mut pairs: SmallVec<[Rank; 11]> = Rank::NATURALS
-            .into_iter()
-            .filter(|&r| counts[r as usize] == 2)
-            .collect();
-        pairs.sort_by_key(|&r| std::cmp::Reverse(r.value()));
-        for r in pairs {
-            if value >= minimum {
-                break;
-            }
-            let Some(wild) = a_wild(&wilds_left) else {
-                break;
+        // The wild cards not used yet: melds of naturals take none, twos go before jokers.
+        let (twos, jokers) = (hand.twos() as u32, hand.jokers() as u32);
+        let (mut paired, mut wilds_used) = (0u16, 0u32);
+        while value < minimum
+            && wilds_used < twos + jokers
+            && let Some(r) = Ranks(pairs & !paired).max_by_first(Rank::value)
+        {
+            paired |= 1 << r as u16;
+            let wild = if wilds_used < twos {
+                Rank::Two
+            } else {
+                Rank::Joker
             };
+            wilds_used += 1;
+            value += 2 * r.value() + wild.value();
+        }
+        if value < minimum {
+            return None;
+        }
+        // Built in the order chosen.
+        let mut specs = MeldBatch::new();
+        while let Some(r) = Ranks(picks).max_by_first(|r| r.value() * counts[r as usize] as u32) {
+            picks &= !(1 << r as u16);
+            specs.push(MeldSpec::new_meld(hand.of_rank(r, counts[r as usize])));
+        }
+        let mut wilds_left = *hand;
+        while let Some(r) = Ranks(paired).max_by_first(Rank::value) {
+            paired &= !(1 << r as u16);
+            let wild = a_wild(&wilds_left)?;
             wilds_left.remove(wild);
             let mut cards = hand.of_rank(r, 2);
             cards.add(wild);
-            value += 2 * r.value() + wild.value();
             specs.push(MeldSpec::new_meld(cards));
         }
-        (value >= minimum).then_some(specs)
+        Some(specs)
     }
 
     fn draw_phase(&mut self, pos: &Pos<'_>, legal: &LegalChoices<'_>) -> Option<Choice> {
@@ -839,6 +884,51 @@ mod tests {
         assert_eq!(*game.hand(Seat(0)), cards("9D QC"));
         assert!(game.legal().unwrap().first_go_out().is_some());
         game
+    }
+
+    // R-INIT-1: the initial meld is made of the groups worth most first, and stops as soon as
+    // the minimum (50 at a score of 0) is reached: the fours stay in hand.
+    #[test]
+    fn the_initial_meld_takes_the_groups_worth_most_first() {
+        let mut game = arranged(&["4C 4D 4H 7C 7D 7H 7S KC KD KH 9S"], "8S", "JS", [0, 0]);
+        act(&mut game, 0, Action::DrawStock);
+        let expected = Action::Meld {
+            melds: batch([
+                MeldSpec::new_meld(cards("KC KD KH")),
+                MeldSpec::new_meld(cards("7C 7D 7H 7S")),
+            ]),
+        };
+        assert_eq!(choose(&mut GreedyBot::new(), &game), expected);
+    }
+
+    // R-INIT-1: with no group of three, pairs are completed with wild cards, the highest pair
+    // first and twos before jokers, until the minimum (90 at a score of 1500) is reached.
+    #[test]
+    fn an_initial_meld_of_pairs_uses_twos_before_jokers() {
+        let mut game = arranged(
+            &["AC AD QC QD 5C 5D 2C Jk 8H 9S 10H"],
+            "8S",
+            "JS",
+            [1500, 0],
+        );
+        act(&mut game, 0, Action::DrawStock);
+        let expected = Action::Meld {
+            melds: batch([
+                MeldSpec::new_meld(cards("AC AD 2C")),
+                MeldSpec::new_meld(cards("QC QD Jk")),
+            ]),
+        };
+        assert_eq!(choose(&mut GreedyBot::new(), &game), expected);
+        // Below the minimum even with every pair completed: no meld, a discard.
+        let mut game = arranged(
+            &["AC AD QC QD 5C 5D 2C 6H 8H 9S 10H"],
+            "8S",
+            "JS",
+            [1500, 0],
+        );
+        act(&mut game, 0, Action::DrawStock);
+        let a = choose(&mut GreedyBot::new(), &game);
+        assert!(matches!(a, Action::Discard { .. }), "{a}");
     }
 
     #[test]
