@@ -440,10 +440,6 @@ impl Game {
         self.history_stamp
     }
 
-    pub(crate) fn melds_stamp(&self, side: Side) -> CacheStamp {
-        self.d.meld_stamps[side.index()]
-    }
-
     /// The winning side once the match is over.
     pub fn winner(&self) -> Option<Side> {
         self.winner

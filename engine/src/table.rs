@@ -138,6 +138,11 @@ impl Table {
         self.side_of[seat.index()]
     }
 
+    /// The side of every seat, by seat index (entries past the last seat are unused).
+    pub(crate) fn sides_of(&self) -> &[Side; MAX_SEATS] {
+        &self.side_of
+    }
+
     /// The members of a side, in seat order.
     pub fn members(&self, side: Side) -> impl Iterator<Item = Seat> + '_ {
         self.seats().filter(move |&s| self.side_of(s) == side)

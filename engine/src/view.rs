@@ -31,10 +31,15 @@ pub enum Viewer {
 impl Viewer {
     /// True if this viewer may see the cards held by `seat`.
     pub fn sees_hand_of(self, seat: Seat) -> bool {
+        self.hands_seen() >> seat.index() & 1 != 0
+    }
+
+    /// The seats whose hands this viewer may see, a bit each (bit `Seat::index`).
+    fn hands_seen(self) -> u32 {
         match self {
-            Viewer::Seat(s) => s == seat,
-            Viewer::Spectator => false,
-            Viewer::Referee => true,
+            Viewer::Seat(s) => 1 << s.index(),
+            Viewer::Spectator => 0,
+            Viewer::Referee => !0,
         }
     }
 }
@@ -219,47 +224,49 @@ impl Game {
         out.to_act = self.to_act();
         out.turn_seat = self.turn_seat();
         out.dealer = self.dealer();
+        let d = &self.d;
+        let order = d.chairs.seats();
         out.play_order.clear();
-        out.play_order.extend_from_slice(self.play_order());
-        let playing = self
-            .play_order()
-            .iter()
-            .fold(0u32, |all, s| all | 1 << s.index());
+        out.play_order.extend_from_slice(order);
+        let playing = order.iter().fold(0u32, |all, s| all | 1 << s.index());
+        let seen = viewer.hands_seen();
         // Seats are refreshed in place; a seat that changes side (a view of another game)
         // means the sides' members must be listed again.
         let players = table.players() as usize;
         let mut seating_changed = out.seats.len() != players;
         out.seats.truncate(players);
-        for seat in table.seats() {
-            let side = table.side_of(seat);
-            if out.seats.len() <= seat.index() {
-                out.seats.push(SeatView {
-                    seat,
-                    side,
-                    playing: false,
-                    hand_len: 0,
-                    hand: None,
-                    red_threes: CardCounts::new(),
-                    had_turn: false,
-                    melded_before: false,
-                });
-            }
-            // Field by field: no seat view is built and then copied.
-            let sv = &mut out.seats[seat.index()];
+        while out.seats.len() < players {
+            let seat = Seat(out.seats.len() as u8);
+            out.seats.push(SeatView {
+                seat,
+                side: table.side_of(seat),
+                playing: false,
+                hand_len: 0,
+                hand: None,
+                red_threes: CardCounts::new(),
+                had_turn: false,
+                melded_before: false,
+            });
+        }
+        // Field by field, the game's per-seat arrays walked alongside: no seat view is built
+        // and then copied, and no index is checked.
+        let per_seat = table
+            .sides_of()
+            .iter()
+            .zip(d.hands.iter().zip(&d.red_threes))
+            .zip(d.had_turn.iter().zip(&d.melded_before));
+        for (i, (sv, ((&side, (hand, red)), (&had_turn, &melded_before)))) in
+            out.seats.iter_mut().zip(per_seat).enumerate()
+        {
             seating_changed |= sv.side != side;
-            let hand = self.hand(seat);
-            sv.seat = seat;
+            sv.seat = Seat(i as u8);
             sv.side = side;
-            sv.playing = playing & (1 << seat.index()) != 0;
+            sv.playing = playing >> i & 1 != 0;
             sv.hand_len = hand.len() as u32;
-            if viewer.sees_hand_of(seat) {
-                sv.hand = Some(*hand);
-            } else {
-                sv.hand = None;
-            }
-            sv.red_threes = *self.red_threes(seat);
-            sv.had_turn = self.had_turn(seat);
-            sv.melded_before = self.melded_before(seat);
+            sv.hand = (seen >> i & 1 != 0).then_some(*hand);
+            sv.red_threes = *red;
+            sv.had_turn = had_turn;
+            sv.melded_before = melded_before;
         }
         // Side views made afresh hold no melds yet: their stamps name nothing copied.
         let sides = table.sides() as usize;
@@ -276,12 +283,15 @@ impl Game {
                 penalties: 0,
             });
         }
-        let scores = self.scores();
-        for ((sv, copied), (s, &score)) in out
-            .sides
-            .iter_mut()
-            .zip(&mut out.cache.melds)
-            .zip(scores.iter().enumerate())
+        let per_side = (d.melds.iter().zip(&d.meld_stamps))
+            .zip(d.side_melded.iter().zip(&d.minimums))
+            .zip(d.penalties.iter().zip(self.scores()));
+        for (s, ((sv, copied), (((melds, &stamp), (&melded, &minimum)), (&penalties, &score)))) in
+            out.sides
+                .iter_mut()
+                .zip(&mut out.cache.melds)
+                .zip(per_side)
+                .enumerate()
         {
             let side = Side(s as u8);
             if seating_changed || sv.side != side {
@@ -289,16 +299,15 @@ impl Game {
                 sv.members = table.members(side).collect();
             }
             // Copied only if they changed since the last refresh from this game (or a clone).
-            let stamp = self.melds_stamp(side);
             if !copied.names(stamp) {
                 sv.melds.clear();
-                sv.melds.extend_from_slice(self.melds(side));
+                sv.melds.extend_from_slice(melds);
                 *copied = stamp;
             }
-            sv.melded = self.side_melded(side);
-            sv.minimum = self.minimum(side);
+            sv.melded = melded;
+            sv.minimum = minimum;
             sv.score = score;
-            sv.penalties = self.penalties(side);
+            sv.penalties = penalties;
         }
         out.pile.clear();
         out.pile.extend_from_slice(self.pile());
