@@ -9,7 +9,7 @@ use std::fmt;
 use smallvec::SmallVec;
 
 use crate::action::{Action, MeldSpec, MeldTarget, TopMeld};
-use crate::card::{Card, CardCounts, pack};
+use crate::card::{Card, CardCounts, Rank, Suit, pack};
 use crate::error::RuleError;
 use crate::event::{DealFinish, DealStart, Event, Placed, PlacedList, RedThreeSource};
 use crate::legal::{Ask, Choice, Ctx, LegalChoices, TurnFlags};
@@ -831,18 +831,20 @@ impl Game {
         ev.push(Event::TurnStarted { seat });
         if !self.d.had_turn[seat.index()] {
             self.d.had_turn[seat.index()] = true;
-            // R-RED-1: dealt red threes are laid at the first turn and replaced.
-            let hand = self.d.hands[seat.index()];
+            // R-RED-1: dealt red threes are laid at the first turn and replaced. Looked up by
+            // card, not by walking the hand: most hands hold none.
             let mut laid = 0;
-            for card in hand.iter().filter(|c| c.is_red_three()) {
-                self.d.hands[seat.index()].remove(card);
-                self.d.red_threes[seat.index()].add(card);
-                ev.push(Event::RedThreeLaid {
-                    seat,
-                    card,
-                    source: RedThreeSource::Dealt,
-                });
-                laid += 1;
+            for card in [Suit::Diamonds, Suit::Hearts].map(|s| Card::new(Rank::Three, s)) {
+                for _ in 0..self.d.hands[seat.index()].count(card) {
+                    self.d.hands[seat.index()].remove(card);
+                    self.d.red_threes[seat.index()].add(card);
+                    ev.push(Event::RedThreeLaid {
+                        seat,
+                        card,
+                        source: RedThreeSource::Dealt,
+                    });
+                    laid += 1;
+                }
             }
             if laid > 0 {
                 self.draw(seat, laid, ev);

@@ -685,7 +685,8 @@ fn drew(seat: u8, cards_text: &str) -> Event {
 // from the stock; a player who has not had a turn yet still holds his.
 #[test]
 fn r_red_1_dealt_red_threes_laid_and_replaced() {
-    let setup = setup_one(spec(4, &[]), &["3H 3D KS", "3H"], "7D", "QS QH 9C");
+    // Both decks' three of hearts: each is laid, in card order.
+    let setup = setup_one(spec(4, &[]), &["3H 3D KS 3H", "3D"], "7D", "QS QH JC 9C");
     let (mut g, events) = Game::start(&setup).unwrap();
     assert_eq!(
         events[1..],
@@ -693,23 +694,25 @@ fn r_red_1_dealt_red_threes_laid_and_replaced() {
             Event::TurnStarted { seat: Seat(0) },
             laid(0, "3D", RedThreeSource::Dealt),
             laid(0, "3H", RedThreeSource::Dealt),
-            drew(0, "QS QH"),
+            laid(0, "3H", RedThreeSource::Dealt),
+            drew(0, "QS QH JC"),
         ]
     );
-    assert_eq!(*g.red_threes(Seat(0)), cards("3D 3H"));
+    assert_eq!(*g.red_threes(Seat(0)), cards("3D 3H 3H"));
     let hand = *g.hand(Seat(0));
     assert_eq!(hand.len(), 11);
     assert_eq!(hand.red_threes(), 0);
     assert_eq!((hand.count(card("QS")), hand.count(card("QH"))), (1, 1));
+    assert_eq!(hand.count(card("JC")), 1);
     assert_eq!(g.stock().last(), Some(&card("9C")));
     assert_eq!(g.phase(), Phase::Draw);
     // Seat 1 lays his red three only when his first turn begins.
-    assert_eq!(g.hand(Seat(1)).count(card("3H")), 1);
+    assert_eq!(g.hand(Seat(1)).count(card("3D")), 1);
     assert!(g.red_threes(Seat(1)).is_empty());
     act(&mut g, 0, Action::DrawStock);
     let ev = act(&mut g, 0, discard("9C"));
-    assert!(ev.contains(&laid(1, "3H", RedThreeSource::Dealt)), "{ev:?}");
-    assert_eq!(*g.red_threes(Seat(1)), cards("3H"));
+    assert!(ev.contains(&laid(1, "3D", RedThreeSource::Dealt)), "{ev:?}");
+    assert_eq!(*g.red_threes(Seat(1)), cards("3D"));
     assert_eq!(g.hand(Seat(1)).len(), 11);
     assert_eq!(g.hand(Seat(1)).red_threes(), 0);
 }
