@@ -466,6 +466,9 @@ impl Game {
 
     // ----- acting -----
 
+    // Inlined: built field by field where it is used, a caller's copy of the whole would
+    // read its small fields back before they are stored, which costs more than building it.
+    #[inline]
     pub(crate) fn ctx(&self) -> Option<Ctx<'_>> {
         let seat = self.to_act()?;
         let side = self.table.side_of(seat).index();
@@ -491,6 +494,7 @@ impl Game {
     /// The legal choices of the seat to act; `None` once the match is over. What
     /// [`LegalChoices::checked`] passes on them is applied by [`Game::apply_choice`] without a
     /// second check while the game stays in this state.
+    #[inline]
     pub fn legal(&self) -> Option<LegalChoices<'_>> {
         let state = self.state;
         self.ctx().map(|ctx| LegalChoices::of_game(ctx, state))
