@@ -22,6 +22,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         out.join("canasta_descriptor.bin"),
         descriptors.encode_to_vec(),
     )?;
-    tonic_prost_build::configure().compile_fds(descriptors)?;
+    tonic_prost_build::configure()
+        // The same bytes as tonic_prost's codec, encoded and decoded faster (see src/codec.rs).
+        .codec_path("crate::codec::ProtoCodec")
+        .compile_fds(descriptors)?;
     Ok(())
 }

@@ -2,6 +2,8 @@
 //! `proto/canasta/v1/*.proto`, and their conversions to and from the engine's types.
 //!
 //! - [`v1`]: the generated messages, `canasta_service_client` and `canasta_service_server`.
+//! - [`codec`]: the gRPC codec the stubs use (protobuf through prost, with fewer calls per
+//!   field).
 //! - [`convert`]: wire <-> engine, the one place where that is decided; malformed input is
 //!   refused there with a [`convert::WireError`].
 
@@ -15,4 +17,5 @@ pub mod v1 {
         include_bytes!(concat!(env!("OUT_DIR"), "/canasta_descriptor.bin"));
 }
 
+pub mod codec;
 pub mod convert;
