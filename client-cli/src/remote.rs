@@ -1017,7 +1017,7 @@ mod tests {
         v1::PlayResult {
             request_id: id.into(),
             seq: error.is_none().then_some(8),
-            error,
+            error: error.map(Box::new),
         }
     }
 

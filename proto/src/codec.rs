@@ -127,7 +127,7 @@ mod tests {
                 seat: 2,
                 legal: None,
                 time_left_ms: Some(1500),
-                view: Some(v1::GameView {
+                view: Some(Box::new(v1::GameView {
                     game_id: "g-1".into(),
                     seq: 300,
                     pile: vec![
@@ -141,7 +141,7 @@ mod tests {
                         ..Default::default()
                     }],
                     ..Default::default()
-                }),
+                })),
             })),
         }
     }
@@ -197,6 +197,22 @@ mod tests {
         for chunk in [bytes.len(), 7] {
             let read: Vec<v1::WatchGameResponse> = read(&bytes, chunk).await.unwrap();
             assert_eq!(read, messages, "in chunks of {chunk}");
+        }
+    }
+
+    // A streamed message is moved a dozen times between a game's actor and the socket: its big
+    // parts (a prompt's view and choices, a deal's start, an answer's error) are boxed by
+    // build.rs, so that a new field inline does not make every move copy hundreds of bytes.
+    #[test]
+    fn streamed_messages_stay_small_to_move() {
+        use std::mem::size_of;
+        for (name, size) in [
+            ("PlayResponse", size_of::<v1::PlayResponse>()),
+            ("WatchGameResponse", size_of::<v1::WatchGameResponse>()),
+            ("GameEvent", size_of::<v1::GameEvent>()),
+            ("Prompt", size_of::<v1::Prompt>()),
+        ] {
+            assert!(size <= 96, "{name} is {size} bytes: box its biggest field in build.rs");
         }
     }
 

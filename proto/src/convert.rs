@@ -729,7 +729,7 @@ pub fn event_to_wire(event: &Event) -> v1::game_event::Kind {
     use v1::game_event::Kind;
     let seat = |s: &Seat| s.0 as u32;
     match event {
-        Event::DealStarted(d) => Kind::DealStarted(deal_started_to_wire(d)),
+        Event::DealStarted(d) => Kind::DealStarted(Box::new(deal_started_to_wire(d))),
         Event::TurnStarted { seat: s } => Kind::TurnStarted(v1::TurnStarted { seat: seat(s) }),
         Event::RedThreeLaid {
             seat: s,

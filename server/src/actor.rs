@@ -90,7 +90,7 @@ pub struct PromptItem {
     /// True if `actions` was cut at that number.
     pub actions_truncated: bool,
     /// The seat's view, built only while one of the seat's streams asked for it.
-    pub view: Option<v1::GameView>,
+    pub view: Option<Box<v1::GameView>>,
 }
 
 impl PromptItem {
@@ -1186,7 +1186,7 @@ impl Actor {
                 game_id: self.id.clone(),
                 seq: self.seq(),
                 seat: seat.0 as u32,
-                legal: Some(legal),
+                legal: Some(Box::new(legal)),
                 time_left_ms: self.time_left(),
                 view: None,
             },
@@ -1195,7 +1195,7 @@ impl Actor {
             // Building and converting a view costs more than the rest of a prompt: only for
             // streams that asked for it.
             view: (self.watchers.views_by_seat[seat.index()].load(Ordering::Relaxed) > 0)
-                .then(|| self.wire_view(Viewer::Seat(seat))),
+                .then(|| Box::new(self.wire_view(Viewer::Seat(seat)))),
         }))
     }
 

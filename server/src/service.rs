@@ -535,7 +535,7 @@ impl Plays {
                     v1::PlayResult {
                         request_id,
                         seq: None,
-                        error: Some(play_error(e)),
+                        error: Some(Box::new(play_error(e))),
                     }
                 }
             };

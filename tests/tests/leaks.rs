@@ -449,7 +449,7 @@ fn check_prompt(truth: &Truth, viewer: Viewer, prompt: &v1::Prompt, include: boo
         expected.actions_truncated = false;
     }
     assert_eq!(
-        prompt.legal.as_ref(),
+        prompt.legal.as_deref(),
         Some(&expected),
         "prompt at {}",
         prompt.seq
@@ -469,7 +469,7 @@ fn check_prompt(truth: &Truth, viewer: Viewer, prompt: &v1::Prompt, include: boo
                 );
             }
             assert_eq!(
-                *view,
+                **view,
                 truth.wire_view(prompt.seq, viewer),
                 "the view in the prompt at {}",
                 prompt.seq

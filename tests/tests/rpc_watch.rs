@@ -366,8 +366,8 @@ async fn a_seat_is_prompted_when_it_must_act_and_a_spectator_never() {
     assert_eq!((prompt.seq, prompt.seat), (opening, 0));
     assert_eq!(prompt.time_left_ms, None);
     assert_eq!(
-        prompt.legal,
-        Some(v1::LegalChoices {
+        prompt.legal.as_deref(),
+        Some(&v1::LegalChoices {
             actions: vec![],
             actions_truncated: false,
             ..legal.clone()
@@ -382,7 +382,7 @@ async fn a_seat_is_prompted_when_it_must_act_and_a_spectator_never() {
         panic!("a prompt first after the current seq, not {listed_first:?}")
     };
     assert_eq!(listed.seq, opening);
-    assert_eq!(listed.legal, Some(legal));
+    assert_eq!(listed.legal.as_deref(), Some(&legal));
 
     for (s, action) in &script {
         act(&mut client, &id, &tokens, &mut replica, *s, action).await;
@@ -524,7 +524,7 @@ async fn the_asked_partner_is_prompted_to_answer_and_the_asker_waits() {
     let left = prompt.time_left_ms.expect("the time left");
     assert!(left > 0 && left <= BUDGET_MS, "{left}");
     let v2 = view(&mut client, &id, &tokens[2], true).await;
-    assert_eq!(v2.legal, Some(legal));
+    assert_eq!(v2.legal, Some(*legal));
     let left = v2.time_left_ms.expect("the time left");
     assert!(left > 0 && left <= BUDGET_MS, "{left}");
     assert_eq!(v2.view.unwrap().to_act, Some(2));
@@ -632,10 +632,10 @@ async fn prompts_carry_the_seat_view_when_asked() {
         assert_eq!(prompt.seq, replica.seq());
         let expected = view(&mut client, &id, &tokens[seat], false).await;
         let got = prompt.view.expect("a view in the prompt");
-        assert_eq!(Some(&got), expected.view.as_ref());
+        assert_eq!(Some(&*got), expected.view.as_ref());
         assert_eq!(got.viewer_seat, Some(seat as u32));
         assert_eq!(got.seq, prompt.seq);
-        assert_eq!(prompt.legal, expected.legal);
+        assert_eq!(prompt.legal.as_deref(), expected.legal.as_ref());
         checked += 1;
         act(&mut client, &id, &tokens, &mut replica, *s, action).await;
     }
@@ -1135,7 +1135,7 @@ async fn prompts_carry_the_actions_only_to_streams_that_asked() {
     let mut full = watch(&mut client, &id, Some(token), 0, true).await.unwrap();
     let listed = view(&mut client, &id, token, true).await.legal.unwrap();
     assert!(!listed.actions.is_empty());
-    assert_eq!(next_prompt(&mut full).await.legal, Some(listed));
+    assert_eq!(next_prompt(&mut full).await.legal.as_deref(), Some(&listed));
     // The same seat plays on after its draw: both streams are prompted again.
     act(&mut client, &id, &tokens, &mut replica, seat, &draw).await;
     let listed = view(&mut client, &id, token, true).await.legal.unwrap();
@@ -1143,7 +1143,10 @@ async fn prompts_carry_the_actions_only_to_streams_that_asked() {
     let mut without = listed.clone();
     without.actions.clear();
     without.actions_truncated = false;
-    assert_eq!(next_prompt(&mut full).await.legal, Some(listed));
-    assert_eq!(next_prompt(&mut plain).await.legal, Some(without));
+    assert_eq!(next_prompt(&mut full).await.legal.as_deref(), Some(&listed));
+    assert_eq!(
+        next_prompt(&mut plain).await.legal.as_deref(),
+        Some(&without)
+    );
     server.stop().await;
 }

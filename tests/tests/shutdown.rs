@@ -776,7 +776,7 @@ async fn race_play(
             }
             FromCall::Result(r) => {
                 assert_eq!(r.request_id, request.request_id);
-                Raced::PlayRefused(r.error.expect("an error"))
+                Raced::PlayRefused(*r.error.expect("an error"))
             }
             FromCall::Ended(None) => Raced::Unanswered,
             FromCall::Ended(Some(status)) => Raced::PlayFailed(status),
