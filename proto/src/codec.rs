@@ -212,7 +212,10 @@ mod tests {
             ("GameEvent", size_of::<v1::GameEvent>()),
             ("Prompt", size_of::<v1::Prompt>()),
         ] {
-            assert!(size <= 96, "{name} is {size} bytes: box its biggest field in build.rs");
+            assert!(
+                size <= 96,
+                "{name} is {size} bytes: box its biggest field in build.rs"
+            );
         }
     }
 

@@ -886,48 +886,40 @@ mod tests {
         game
     }
 
+    /// What the bot plays in seat 0 after drawing a jack, with `hand` dealt and the scores
+    /// `scores` (its side's first): the choice for an initial meld.
+    fn play_after_drawing(hand: &str, scores: [i32; 2]) -> Action {
+        let mut game = arranged(&[hand], "8S", "JS", scores);
+        act(&mut game, 0, Action::DrawStock);
+        choose(&mut GreedyBot::new(), &game)
+    }
+
+    fn new_melds(melds: &[&str]) -> Action {
+        Action::Meld {
+            melds: batch(melds.iter().map(|m| MeldSpec::new_meld(cards(m)))),
+        }
+    }
+
     // R-INIT-1: the initial meld is made of the groups worth most first, and stops as soon as
     // the minimum (50 at a score of 0) is reached: the fours stay in hand.
     #[test]
     fn the_initial_meld_takes_the_groups_worth_most_first() {
-        let mut game = arranged(&["4C 4D 4H 7C 7D 7H 7S KC KD KH 9S"], "8S", "JS", [0, 0]);
-        act(&mut game, 0, Action::DrawStock);
-        let expected = Action::Meld {
-            melds: batch([
-                MeldSpec::new_meld(cards("KC KD KH")),
-                MeldSpec::new_meld(cards("7C 7D 7H 7S")),
-            ]),
-        };
-        assert_eq!(choose(&mut GreedyBot::new(), &game), expected);
+        assert_eq!(
+            play_after_drawing("4C 4D 4H 7C 7D 7H 7S KC KD KH 9S", [0, 0]),
+            new_melds(&["KC KD KH", "7C 7D 7H 7S"])
+        );
     }
 
     // R-INIT-1: with no group of three, pairs are completed with wild cards, the highest pair
     // first and twos before jokers, until the minimum (90 at a score of 1500) is reached.
     #[test]
     fn an_initial_meld_of_pairs_uses_twos_before_jokers() {
-        let mut game = arranged(
-            &["AC AD QC QD 5C 5D 2C Jk 8H 9S 10H"],
-            "8S",
-            "JS",
-            [1500, 0],
+        assert_eq!(
+            play_after_drawing("AC AD QC QD 5C 5D 2C Jk 8H 9S 10H", [1500, 0]),
+            new_melds(&["AC AD 2C", "QC QD Jk"])
         );
-        act(&mut game, 0, Action::DrawStock);
-        let expected = Action::Meld {
-            melds: batch([
-                MeldSpec::new_meld(cards("AC AD 2C")),
-                MeldSpec::new_meld(cards("QC QD Jk")),
-            ]),
-        };
-        assert_eq!(choose(&mut GreedyBot::new(), &game), expected);
         // Below the minimum even with every pair completed: no meld, a discard.
-        let mut game = arranged(
-            &["AC AD QC QD 5C 5D 2C 6H 8H 9S 10H"],
-            "8S",
-            "JS",
-            [1500, 0],
-        );
-        act(&mut game, 0, Action::DrawStock);
-        let a = choose(&mut GreedyBot::new(), &game);
+        let a = play_after_drawing("AC AD QC QD 5C 5D 2C 6H 8H 9S 10H", [1500, 0]);
         assert!(matches!(a, Action::Discard { .. }), "{a}");
     }
 
