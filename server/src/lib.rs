@@ -8,7 +8,8 @@
 //! - [`registry`]: the games held: create, restore, find, list.
 //! - [`actor`]: one task per game owning its state, log, seats, time control and watchers.
 //! - [`store`]: SQLite storage with group commit (or memory).
-//! - [`auth`], [`ratelimit`], [`message_limit`], [`errors`], [`metrics`]: one concern each.
+//! - [`auth`], [`ratelimit`], [`message_limit`], [`errors`], [`metrics`], [`connections`]: one
+//!   concern each.
 //!
 //! [`run`] serves on a listener the caller binds, so tests bind `127.0.0.1:0`; [`open_store`]
 //! and [`serve`] are its two halves, for a caller that must know the database is open before
@@ -17,6 +18,7 @@
 pub mod actor;
 pub mod auth;
 pub mod config;
+pub mod connections;
 pub mod errors;
 pub mod message_limit;
 pub mod metrics;
@@ -37,6 +39,7 @@ use tokio_stream::wrappers::TcpListenerStream;
 
 pub use config::Config;
 
+use crate::connections::{Conn, OpenConnections};
 use crate::message_limit::MessageLimit;
 use crate::metrics::Metrics;
 use crate::registry::Registry;
@@ -61,17 +64,19 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     builder.build()
 }
 
-/// Accepted connections, with Nagle's algorithm off: a small response must not wait for an
-/// acknowledgement that the client delays (tonic sets this only on listeners it binds itself).
+/// Accepted connections, with Nagle's algorithm off (a small response must not wait for an
+/// acknowledgement that the client delays; tonic sets this only on listeners it binds itself),
+/// registered with `open` while they live.
 fn incoming(
     listener: TcpListener,
-) -> impl tokio_stream::Stream<Item = std::io::Result<tokio::net::TcpStream>> {
+    open: OpenConnections,
+) -> impl tokio_stream::Stream<Item = std::io::Result<Conn>> {
     use tokio_stream::StreamExt;
-    TcpListenerStream::new(listener).map(|conn| {
-        if let Ok(c) = &conn {
+    TcpListenerStream::new(listener).map(move |conn| {
+        conn.map(|c| {
             let _ = c.set_nodelay(true);
-        }
-        conn
+            open.serve(c)
+        })
     })
 }
 
@@ -123,7 +128,8 @@ pub async fn run(
 
 /// Serves the games of `loaded` and new ones, kept in `store`, until `shutdown` completes:
 /// then refuses new requests (`SHUTTING_DOWN`), ends every watch stream, finishes the requests
-/// in flight and closes storage. Every acknowledged action is already stored.
+/// in flight and closes storage. Every acknowledged action is already stored. Connections
+/// their clients keep open 5 seconds after the signal are shut down when `serve` returns.
 pub async fn serve(
     config: Config,
     mut store: Store,
@@ -185,12 +191,13 @@ pub async fn serve(
         config.max_message_bytes,
         metrics,
     );
+    let open = OpenConnections::default();
     let serving = server
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(canasta)
-        .serve_with_incoming_shutdown(incoming(listener), shutdown);
+        .serve_with_incoming_shutdown(incoming(listener, open.clone()), shutdown);
     // After the signal the transport waits for every connection to close: a client that
     // ignores the GOAWAY (or is frozen) would hold the exit forever. Its requests in flight
     // have had SHUTDOWN_GRACE to finish; what it has not been answered was not acknowledged.
@@ -200,10 +207,16 @@ pub async fn serve(
     };
     tokio::select! {
         served = serving => served?,
-        _ = grace => tracing::warn!(
-            grace = ?SHUTDOWN_GRACE,
-            "connections still open after the shutdown grace: closing them"
-        ),
+        _ = grace => {
+            // The transport's connection tasks outlive `serving`: their sockets are shut down,
+            // so that they end here too, not only when the process exits.
+            let cut = open.cut_all();
+            tracing::warn!(
+                grace = ?SHUTDOWN_GRACE,
+                connections = cut,
+                "connections still open after the shutdown grace: closing them"
+            );
+        }
     }
     store.close();
     Ok(())

@@ -168,6 +168,37 @@ impl<R> Held<R> {
     }
 }
 
+// ----- a client that keeps its connection open -----
+
+// A client that never finishes its request holds its connection open past the shutdown's
+// grace: `serve` stops waiting for it then, and the connection ends with `serve`, though the
+// runtime (an embedder's; here the test's) runs on. The request is answered with an error at
+// once instead of hanging on a connection no server serves any more.
+#[tokio::test]
+async fn a_connection_still_open_after_the_grace_is_closed_when_serve_returns() {
+    let server = TestServer::start().await;
+    let channel = channel(server.addr).await;
+    let Held { release, answer } = held::<_, v1::CreateGameResponse>(
+        &channel,
+        "/canasta.v1.CanastaService/CreateGame",
+        Request::new(seeded(41)),
+    )
+    .await;
+    let took = server.stopped_within(GRACE + WITHIN).await;
+    assert!(
+        took >= GRACE - Duration::from_millis(100),
+        "took {took:?}: the held request should have kept its connection open"
+    );
+    // The message is still held back (`release` lives): only the cut connection ends the call.
+    let answered = timeout(WITHIN, answer)
+        .await
+        .expect("the call ends within 10 s of serve returning")
+        .expect("the caller's task");
+    let status = answered.expect_err("a request whose connection was cut has no answer");
+    assert_eq!(reason(&status), "", "not the service's refusal: {status:?}");
+    drop(release);
+}
+
 // ----- reading streams to their end -----
 
 /// Reads a watch stream to its end, within 10 s: its messages, and the error that ended it.
