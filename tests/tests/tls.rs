@@ -27,19 +27,21 @@ fn write_pem(name: &str, cert: &str, key: &str) -> (PathBuf, PathBuf) {
     (cert_path, key_path)
 }
 
-/// A TLS server with a fresh certificate; returns it and the certificate to trust.
-async fn tls_server(name: &str) -> (TestServer, String) {
+/// A TLS server with a fresh certificate; returns it, the certificate to trust, and the
+/// directory of its files (for the test to remove once the server has stopped).
+async fn tls_server(name: &str) -> (TestServer, String, PathBuf) {
     let (cert, key) = self_signed();
     let (cert_path, key_path) = write_pem(name, &cert, &key);
+    let dir = cert_path.parent().expect("a directory").to_path_buf();
     let mut config = Config::for_tests();
     config.tls_cert = Some(cert_path);
     config.tls_key = Some(key_path);
-    (TestServer::with_config(config).await, cert)
+    (TestServer::with_config(config).await, cert, dir)
 }
 
 #[tokio::test]
 async fn a_tls_client_plays_a_whole_game() {
-    let (server, ca) = tls_server("tls-game").await;
+    let (server, ca, dir) = tls_server("tls-game").await;
     let mut client = connect_tls(server.addr, &ca)
         .await
         .expect("a TLS connection");
@@ -91,11 +93,12 @@ async fn a_tls_client_plays_a_whole_game() {
     assert_eq!(summary.status, v1::GameStatus::Finished as i32);
     assert_eq!(summary.seq, seq);
     server.stop().await;
+    std::fs::remove_dir_all(dir).expect("the directory is removed");
 }
 
 #[tokio::test]
 async fn plaintext_and_untrusting_clients_are_turned_away() {
-    let (server, ca) = tls_server("tls-plain").await;
+    let (server, ca, dir) = tls_server("tls-plain").await;
     // A plaintext HTTP/2 client: the TLS handshake fails, so no call gets through.
     let plain = Channel::from_shared(format!("http://{}", server.addr))
         .expect("a uri")
@@ -134,6 +137,7 @@ async fn plaintext_and_untrusting_clients_are_turned_away() {
         .into_inner();
     assert!(games.games.is_empty());
     server.stop().await;
+    std::fs::remove_dir_all(dir).expect("the directory is removed");
 }
 
 #[tokio::test]
@@ -175,4 +179,6 @@ async fn unusable_tls_files_stop_the_server_with_a_message() {
     config.tls_key = Some(garbage);
     let message = run(config).await;
     assert!(message.contains("not usable"), "{message}");
+    std::fs::remove_dir_all(cert_path.parent().expect("a directory"))
+        .expect("the directory is removed");
 }
