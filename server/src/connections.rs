@@ -71,13 +71,9 @@ impl OpenConnections {
     }
 
     /// How many connections are registered.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.lock().sockets.len()
-    }
-
-    /// True if no connection is registered.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Registered> {
@@ -227,6 +223,6 @@ mod tests {
         );
         assert_eq!(read.await.expect("the client saw the end").unwrap(), 0);
         drop(a);
-        assert!(open.is_empty());
+        assert_eq!(open.len(), 0);
     }
 }

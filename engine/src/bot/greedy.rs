@@ -265,13 +265,13 @@ impl GreedyBot {
         }
         // The melds are chosen on values alone, and built only if they reach the minimum: most
         // hands cannot make it yet, and this is asked at every turn until the side melds.
+        let worth = |r: Rank| r.value() * counts[r as usize] as u32;
         let mut picks: u16 = 0;
         while value < minimum
-            && let Some(r) =
-                Ranks(triples & !picks).max_by_first(|r| r.value() * counts[r as usize] as u32)
+            && let Some(r) = Ranks(triples & !picks).max_by_first(worth)
         {
             picks |= 1 << r as u16;
-            value += r.value() * counts[r as usize] as u32;
+            value += worth(r);
         }
         // The wild cards not used yet: melds of naturals take none, twos go before jokers.
         let (twos, jokers) = (hand.twos() as u32, hand.jokers() as u32);
@@ -294,7 +294,7 @@ impl GreedyBot {
         }
         // Built in the order chosen.
         let mut specs = MeldBatch::new();
-        while let Some(r) = Ranks(picks).max_by_first(|r| r.value() * counts[r as usize] as u32) {
+        while let Some(r) = Ranks(picks).max_by_first(worth) {
             picks &= !(1 << r as u16);
             specs.push(MeldSpec::new_meld(hand.of_rank(r, counts[r as usize])));
         }
