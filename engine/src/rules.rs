@@ -635,6 +635,15 @@ fn rasche_alias(
     })
 }
 
+/// The most cards `hand_size` may deal. Every rule set deals 11 to 15 (R-DEAL-2); bigger
+/// hands serve short stocks, a deal that reaches the end of the stock in a few turns (two
+/// players with 43 cards each, as the rules' tests of the last stock card play). The number of
+/// initial melds a hand holds grows combinatorially with its size (a hand of sixty has
+/// millions), and a server summarises and lists a player's choices at every turn: that search
+/// is bounded whatever the hand ([`crate::legal::LIST_STEPS`]), and this bound keeps the dealt
+/// hands below the sizes where it is cut from the very first turn.
+pub const MAX_HAND_SIZE: u8 = 45;
+
 /// An unvalidated rule set: a preset, a player count and option overrides. Turn it into
 /// [`Rules`] with [`Rules::new`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -940,6 +949,12 @@ impl Rules {
         // The upcard procedure turns cards until a natural one shows (R-DEAL-5): the stock left
         // after dealing must hold more cards than the pack has wild cards and threes.
         let specials = self.jokers as u32 + self.decks as u32 * 8;
+        if self.hand_size > MAX_HAND_SIZE {
+            return conflict(format!(
+                "hand_size={}: at most {MAX_HAND_SIZE} cards are dealt (every rule set deals 11 to 15; the search for a player's choices, which a server makes at every turn, grows combinatorially with the hand)",
+                self.hand_size
+            ));
+        }
         if self.hand_size == 0 || dealt + specials + 1 > pack {
             let hint = if o.hand_size.is_some() {
                 "lower hand_size"
@@ -1217,6 +1232,18 @@ mod tests {
         assert!(e.to_string().contains("five_players"), "{e}");
         let e = err(RuleSpec::new(Preset::Official, 4).with("hand_size", "30"));
         assert!(e.to_string().contains("hand_size=30"), "{e}");
+        // The fuzzer's crash: Samba for two with 63 cards each fits the pack, not the bound.
+        let e = err(RuleSpec::new(Preset::Samba, 2).with("hand_size", "63"));
+        assert!(e.to_string().contains("at most 45"), "{e}");
+        assert_eq!(e.code(), "OPTION_CONFLICT");
+        assert!(
+            Rules::new(
+                &RuleSpec::new(Preset::Samba, 2)
+                    .with("hand_size", "45")
+                    .unwrap()
+            )
+            .is_ok()
+        );
         let e = err(RuleSpec::new(Preset::Official, 4).with("red_three_scores", "0,100,200"));
         assert!(e.to_string().contains("red_three_scores"), "{e}");
         assert_eq!(e.code(), "OPTION_CONFLICT");

@@ -7,12 +7,13 @@
 mod common;
 
 use canasta_engine::bot::{Bot, GreedyBot, RandomBot};
+use canasta_engine::legal::TakeOption;
 use canasta_engine::meld::card_fits;
 use canasta_engine::rng::Xoshiro256;
 use canasta_engine::rules::{FivePlayers, RASCHE_OPTIONS, SixPlayers};
 use canasta_engine::{
-    Action, Card, CardCounts, Event, Game, MeldSpec, MeldTarget, Phase, Preset, RuleSpec, Rules,
-    Seat, Setup, TopMeld, View, Viewer, redact,
+    Action, Card, CardCounts, Event, Game, LegalChoices, MeldSpec, MeldTarget, Phase, Preset, Rank,
+    RuleSpec, Rules, Seat, Setup, Summary, TopMeld, View, Viewer, redact,
 };
 use common::layouts::{PLAYER_COUNTS, RASCHE_PLAYERS, layouts, name, rasche_on, seatings};
 use proptest::prelude::*;
@@ -311,6 +312,18 @@ fn random_game(spec: RuleSpec, seed: u64, max_deals: usize) {
                 }
                 let summary = legal.summary();
                 assert_eq!(summary.can_draw, actions.contains(&Action::DrawStock));
+                // The summary, found without listing, says what the full list says.
+                assert_eq!(
+                    summary,
+                    summary_of_list(&legal, &actions, summary.can_go_out)
+                );
+                // The bounded listing is the full list's beginning, and says whether it is all.
+                for max in [1, 3, actions.len(), usize::MAX] {
+                    let mut some = Vec::new();
+                    let complete = legal.actions_up_to(&mut some, max);
+                    assert_eq!(some, actions[..max.min(actions.len())]);
+                    assert_eq!(complete, max >= actions.len(), "max {max}");
+                }
                 // Exact, and at least what the list shows.
                 let first = legal.first_go_out();
                 assert_eq!(summary.can_go_out, first.is_some());
@@ -361,6 +374,94 @@ fn random_game(spec: RuleSpec, seed: u64, max_deals: usize) {
 
 /// Seeds per layout in the normal suite: thousands of games in all (`CANASTA_SEEDS` for a
 /// longer run).
+/// The summary as the full canonical list shows it: what [`LegalChoices::summary`] must say
+/// for every hand whose search fits its bound (going out is asked apart: the list shows going
+/// outs of small hands only).
+fn summary_of_list(legal: &LegalChoices<'_>, actions: &[Action], can_go_out: bool) -> Summary {
+    let view_rank = |top: &canasta_engine::TopMeld| top.cards;
+    let mut s = Summary {
+        seat: Some(legal.seat()),
+        can_go_out,
+        complete: true,
+        ..Summary::default()
+    };
+    let summary = legal.summary();
+    s.minimum_remaining = summary.minimum_remaining;
+    for a in actions {
+        match a {
+            Action::DrawStock => s.can_draw = true,
+            Action::DeclinePile => s.can_decline_pile = true,
+            Action::Discard { .. } => s.can_discard = true,
+            Action::AskPartner => s.can_ask_partner = true,
+            Action::AnswerPartner { .. } => s.must_answer = true,
+            Action::GoOut { .. } => {}
+            Action::TakePile { top, melds } => {
+                let cards = view_rank(top);
+                // The top card's rank is the one rank of the hand's cards besides wild cards.
+                let naturals = cards.len() as u8 - cards.wilds();
+                let same = |o: &TakeOption| {
+                    o.target == top.target
+                        && o.naturals.min(2) == naturals.min(2)
+                        && (o.wilds > 0) == (cards.wilds() > 0)
+                };
+                match s.pile_takes.iter_mut().find(|o| same(o)) {
+                    Some(o) => o.with_melds &= !melds.is_empty(),
+                    None => s.pile_takes.push(TakeOption {
+                        target: top.target,
+                        naturals,
+                        wilds: cards.wilds(),
+                        with_melds: !melds.is_empty(),
+                    }),
+                }
+            }
+            Action::Meld { melds } => {
+                for m in melds {
+                    match m.target {
+                        MeldTarget::Existing(id) => {
+                            if !s.add_to_melds.contains(&id) {
+                                s.add_to_melds.push(id)
+                            }
+                        }
+                        MeldTarget::New => {
+                            let naturals: Vec<Rank> = m
+                                .cards
+                                .iter()
+                                .filter(|c| c.is_natural())
+                                .map(|c| c.rank())
+                                .collect();
+                            let suits: Vec<_> = m
+                                .cards
+                                .iter()
+                                .filter(|c| c.is_natural())
+                                .filter_map(|c| c.suit())
+                                .collect();
+                            if naturals.is_empty() {
+                                s.can_meld_wilds = true;
+                            } else if naturals.iter().all(|&r| r == naturals[0]) {
+                                if !s.meld_ranks.contains(&naturals[0]) {
+                                    s.meld_ranks.push(naturals[0]);
+                                }
+                            } else if let Some(&suit) = suits.first()
+                                && !s.sequence_suits.contains(&suit)
+                            {
+                                s.sequence_suits.push(suit);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    s.must_take_pile = legal.phase() == Phase::Draw
+        && !s.can_draw
+        && !s.pile_takes.is_empty()
+        && !s.can_decline_pile;
+    s.meld_ranks.sort();
+    s.sequence_suits.sort();
+    s.add_to_melds.sort();
+    s
+}
+
 fn seeds_per_layout() -> u64 {
     std::env::var("CANASTA_SEEDS")
         .ok()

@@ -74,7 +74,11 @@ pub fn random_step(game: &mut Game, rng: &mut Xoshiro256, legal: &mut Vec<Action
         return false;
     };
     legal.clear();
-    game.legal_actions(legal);
+    // Bounded, as the server lists: a huge hand before its side's initial meld has millions
+    // of legal actions, and listing them all made the fuzzer run out of memory.
+    if let Some(choices) = game.legal() {
+        choices.actions_up_to(legal, 4096);
+    }
     assert!(!legal.is_empty(), "no legal action for {seat:?}");
     let action = legal[rng.below(legal.len() as u64) as usize].clone();
     if let Err(e) = game.apply(seat, &action) {

@@ -584,8 +584,9 @@ fn take_option_to_wire(t: &TakeOption) -> v1::TakeOption {
 /// The legal choices on the wire: the summary, and with `max_actions` > 0 the list of legal
 /// actions, cut at that many.
 pub fn legal_to_wire(legal: &LegalChoices<'_>, max_actions: usize) -> v1::LegalChoices {
-    let mut actions = Vec::new();
-    let s = legal.summary_into(&mut actions);
+    // Both bounded whatever the hand: the summary searches within its budget, the list stops
+    // at `max_actions` (or its own budget).
+    let s = legal.summary();
     let mut out = v1::LegalChoices {
         seat: legal.seat().0 as u32,
         can_draw: s.can_draw,
@@ -603,14 +604,12 @@ pub fn legal_to_wire(legal: &LegalChoices<'_>, max_actions: usize) -> v1::LegalC
         minimum_remaining: s.minimum_remaining,
         actions: Vec::new(),
         actions_truncated: false,
+        summary_incomplete: !s.complete,
     };
     if max_actions > 0 {
-        out.actions_truncated = actions.len() > max_actions;
-        out.actions = actions
-            .iter()
-            .take(max_actions)
-            .map(action_to_wire)
-            .collect();
+        let mut actions = Vec::new();
+        out.actions_truncated = !legal.actions_up_to(&mut actions, max_actions);
+        out.actions = actions.iter().map(action_to_wire).collect();
     }
     out
 }

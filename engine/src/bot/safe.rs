@@ -5,6 +5,7 @@
 use super::Bot;
 use crate::action::Action;
 use crate::card::{Card, Rank};
+use crate::game::Phase;
 use crate::legal::LegalChoices;
 use crate::view::View;
 
@@ -47,33 +48,38 @@ impl Bot for SafeBot {
     }
 
     fn choose(&mut self, view: &View, legal: &LegalChoices<'_>) -> Action {
-        self.actions.clear();
-        legal.actions(&mut self.actions);
-        let has = |a: &Action| self.actions.contains(a);
+        // The server plays this bot for a seat whose time ran out, on any hand: it checks the
+        // few actions it considers instead of listing every legal one (a huge hand before its
+        // side's initial meld has millions).
         for quiet in [
             Action::AnswerPartner { yes: false },
             Action::DrawStock,
             Action::DeclinePile,
         ] {
-            if has(&quiet) {
+            if legal.check(&quiet).is_ok() {
                 return quiet;
             }
         }
-        let safest = self
-            .actions
-            .iter()
-            .filter_map(|a| match a {
-                Action::Discard { card } => Some(*card),
-                _ => None,
-            })
+        // Every card of a hand of two or more may be discarded in the play phase (a last card
+        // goes out, see below).
+        let hand = legal.hand();
+        let discards = legal.phase() == Phase::Play && hand.len() >= 2;
+        let safest = hand
+            .iter_kinds()
+            .map(|(card, _)| card)
+            .filter(|_| discards)
             .min_by_key(|&c| (Self::risk(view, c), c.rank() == Rank::Joker, c));
         if let Some(card) = safest {
             return Action::Discard { card };
         }
         // A forced take, or going out with the last card: the first legal action.
-        self.actions
-            .first()
-            .cloned()
+        self.actions.clear();
+        legal.actions_up_to(&mut self.actions, 1);
+        if let Some(first) = self.actions.pop() {
+            return first;
+        }
+        legal
+            .first_go_out()
             .expect("a seat asked to act always has a legal action")
     }
 }

@@ -19,6 +19,71 @@ use crate::meld::{
 /// are taken (a bound on the listing only: any choice of suits is legal).
 const SUIT_COMBINATIONS: usize = 64;
 
+/// Where the enumerator hands the actions it finds, and how much searching it may still do.
+///
+/// Every search of the enumerator spends steps from here (a node of a search, an action
+/// handed on) and returns as soon as the receiver asks to stop or the steps run out: a request
+/// that lists a player's choices (a prompt, a summary, a bot) does bounded work, however big the
+/// hand. A hand of sixty cards before its side's initial meld has millions of irreducible
+/// initial melds.
+pub(super) struct Sink<'s> {
+    emit: &'s mut dyn FnMut(Action) -> bool,
+    /// Search steps left.
+    steps: u64,
+    /// The receiver asked to stop, or the steps ran out: every search returns at once.
+    stopped: bool,
+    /// The steps ran out before the enumeration was complete.
+    exhausted: bool,
+    /// Groups of an initial meld in one choice of suits only (a summary tells ranks apart,
+    /// not suits of groups).
+    pub(super) canonical_suits: bool,
+}
+
+impl<'s> Sink<'s> {
+    /// A sink handing actions to `emit` until it returns false, for at most `steps` steps.
+    pub(super) fn new(steps: u64, emit: &'s mut dyn FnMut(Action) -> bool) -> Sink<'s> {
+        Sink {
+            emit,
+            steps,
+            stopped: false,
+            exhausted: false,
+            canonical_suits: false,
+        }
+    }
+
+    /// Hands on an action; false once the enumeration must stop.
+    #[inline]
+    fn push(&mut self, action: Action) -> bool {
+        if self.stopped || !self.step() {
+            return false;
+        }
+        if !(self.emit)(action) {
+            self.stopped = true;
+        }
+        !self.stopped
+    }
+
+    /// Spends one search step; false once the enumeration must stop.
+    #[inline]
+    fn step(&mut self) -> bool {
+        if self.stopped {
+            return false;
+        }
+        if self.steps == 0 {
+            self.stopped = true;
+            self.exhausted = true;
+            return false;
+        }
+        self.steps -= 1;
+        true
+    }
+
+    /// True if the step budget ran out.
+    pub(super) fn exhausted(&self) -> bool {
+        self.exhausted
+    }
+}
+
 /// The ways to take `n` natural cards of `rank` from `from`: every choice of suits when suits
 /// matter (the rules have sequences), the canonical one otherwise.
 fn suit_choices(
@@ -84,6 +149,9 @@ struct Choice {
 /// The search state of an initial meld.
 struct Initial<'s> {
     cands: &'s [Cand],
+    /// For each candidate, the value of the natural cards it and the candidates after it hold
+    /// at most.
+    upper: &'s [u32],
     /// The first candidate is the group of the pile's top card, which must be chosen.
     with_top: bool,
     /// The fewest naturals from the hand in the top card's group.
@@ -179,63 +247,60 @@ impl Spread<'_, '_> {
 }
 
 impl<'a> Ctx<'a> {
-    pub(super) fn enumerate(&self, out: &mut Vec<Action>) {
+    /// Hands every legal action, in canonical form, to `sink`, until it asks to stop or its
+    /// steps run out.
+    pub(super) fn enumerate(&self, sink: &mut Sink<'_>) {
         match self.phase {
             Phase::Over => {}
             Phase::Answer => {
-                out.push(Action::AnswerPartner { yes: true });
-                out.push(Action::AnswerPartner { yes: false });
+                let _ = sink.push(Action::AnswerPartner { yes: true })
+                    && sink.push(Action::AnswerPartner { yes: false });
             }
             Phase::Draw => {
-                if self.stock_len > 0 {
-                    out.push(Action::DrawStock);
+                if self.stock_len > 0 && !sink.push(Action::DrawStock) {
+                    return;
                 }
-                let first_take = out.len();
-                self.push_takes(out);
-                if self.stock_len == 0 {
-                    // R-STOCK-1, as `check_decline` decides it: forced if the top card goes
-                    // onto a meld as it is, or (forcing_frozen) if any take is legal.
-                    let takes = &out[first_take..];
-                    let forced = if self.rules.forcing_frozen {
-                        !takes.is_empty()
-                    } else {
-                        takes.iter().any(|a| {
-                            matches!(a, Action::TakePile { top, .. }
-                                if top.target != MeldTarget::New && top.cards.is_empty())
-                        })
-                    };
-                    if !forced {
-                        out.push(Action::DeclinePile);
-                    }
+                self.push_takes(sink);
+                // R-STOCK-1: declining is listed when `check_decline` allows it.
+                if self.stock_len == 0 && self.forced_top().is_none() {
+                    sink.push(Action::DeclinePile);
                 }
             }
             Phase::Play => {
-                if self.check_ask().is_ok() {
-                    out.push(Action::AskPartner);
+                if self.check_ask().is_ok() && !sink.push(Action::AskPartner) {
+                    return;
                 }
-                if self.side_melded {
-                    self.push_steps(out);
-                } else {
-                    let hand = self.hand;
-                    self.initial_sets(hand, None, &mut |specs, used| {
-                        // R-TURN-2: a meld keeps two cards; going out is listed apart.
-                        if hand.len() - used >= 2 {
-                            let a = Action::Meld {
-                                melds: specs.iter().copied().collect(),
-                            };
-                            debug_assert_eq!(self.check(&a), Ok(()), "{a}");
-                            out.push(a);
-                        }
-                    });
-                }
+                self.push_melds(sink);
                 if self.hand.len() >= 2 {
                     for (card, _) in self.hand.iter_kinds() {
-                        out.push(Action::Discard { card });
+                        if !sink.push(Action::Discard { card }) {
+                            return;
+                        }
                     }
                 }
-                self.push_go_outs(out);
+                self.go_outs(&mut |a| sink.push(a));
             }
         }
+    }
+
+    /// The meld actions of the play phase: steps once the side has melded, irreducible initial
+    /// melds before.
+    pub(super) fn push_melds(&self, sink: &mut Sink<'_>) {
+        if self.side_melded {
+            self.push_steps(sink);
+            return;
+        }
+        let hand = self.hand;
+        self.initial_sets(hand, None, sink, &|specs, used| {
+            // R-TURN-2: a meld keeps two cards; going out is listed apart.
+            (hand.len() - used >= 2).then(|| {
+                let a = Action::Meld {
+                    melds: specs.iter().copied().collect(),
+                };
+                debug_assert_eq!(self.check(&a), Ok(()), "{a}");
+                a
+            })
+        });
     }
 
     fn wild_cards(&self) -> [Option<Card>; 2] {
@@ -245,7 +310,7 @@ impl<'a> Ctx<'a> {
         ]
     }
 
-    pub(super) fn push_takes(&self, out: &mut Vec<Action>) {
+    pub(super) fn push_takes(&self, sink: &mut Sink<'_>) {
         let Some(&top) = self.pile.last() else {
             return;
         };
@@ -260,17 +325,22 @@ impl<'a> Ctx<'a> {
         // Cards left after laying `used` hand cards; below two, the player must be able to go
         // out at once, which the full check decides (rare).
         let keeps_two = |used: usize| self.hand.len() - used + picked_up >= 2;
-        let push = |out: &mut Vec<Action>, a: Action, used: usize| {
+        // The action if it is legal: built legal where it keeps two cards, checked otherwise.
+        let legal = |a: Action, used: usize| {
             if keeps_two(used) {
                 debug_assert_eq!(self.check(&a), Ok(()), "{a}");
-                out.push(a);
-            } else if self.check(&a).is_ok() {
-                out.push(a);
+                Some(a)
+            } else {
+                self.check(&a).is_ok().then_some(a)
             }
+        };
+        let push = |sink: &mut Sink<'_>, a: Action, used: usize| match legal(a, used) {
+            Some(a) => sink.push(a),
+            None => true,
         };
         if !self.side_melded {
             let hand = self.hand;
-            self.initial_sets(hand, Some(top), &mut |specs, used| {
+            self.initial_sets(hand, Some(top), sink, &|specs, used| {
                 let a = Action::TakePile {
                     top: TopMeld {
                         target: MeldTarget::New,
@@ -278,7 +348,7 @@ impl<'a> Ctx<'a> {
                     },
                     melds: specs[1..].iter().copied().collect(),
                 };
-                push(out, a, used);
+                legal(a, used)
             });
             return;
         }
@@ -302,18 +372,23 @@ impl<'a> Ctx<'a> {
                     if frozen {
                         if naturals >= 2 && check_growth(self.rules, meld, id as u8, 3, 0).is_ok() {
                             for pair in suit_choices(suits, hand, rank, 2) {
-                                push(out, take(target, pair), 2);
+                                if !push(sink, take(target, pair), 2) {
+                                    return;
+                                }
                             }
                         }
-                    } else if check_growth(self.rules, meld, id as u8, 1, 0).is_ok() {
-                        push(out, take(target, CardCounts::new()), 0);
+                    } else if check_growth(self.rules, meld, id as u8, 1, 0).is_ok()
+                        && !push(sink, take(target, CardCounts::new()), 0)
+                    {
+                        return;
                     }
                 }
                 MeldKind::Sequence(_)
                     if !frozen
-                        && check_addition(self.rules, meld, id as u8, &single(top)).is_ok() =>
+                        && check_addition(self.rules, meld, id as u8, &single(top)).is_ok()
+                        && !push(sink, take(target, CardCounts::new()), 0) =>
                 {
-                    push(out, take(target, CardCounts::new()), 0);
+                    return;
                 }
                 _ => {}
             }
@@ -323,7 +398,9 @@ impl<'a> Ctx<'a> {
         }
         if naturals >= 2 && check_group_counts(self.rules, rank, 3, 0).is_ok() {
             for pair in suit_choices(suits, hand, rank, 2) {
-                push(out, take(MeldTarget::New, pair), 2);
+                if !push(sink, take(MeldTarget::New, pair), 2) {
+                    return;
+                }
             }
         }
         if !frozen
@@ -333,14 +410,16 @@ impl<'a> Ctx<'a> {
         {
             for one in suit_choices(suits, hand, rank, 1) {
                 for wild in self.wild_cards().into_iter().flatten() {
-                    push(out, take(MeldTarget::New, plus(&one, &single(wild))), 2);
+                    if !push(sink, take(MeldTarget::New, plus(&one, &single(wild))), 2) {
+                        return;
+                    }
                 }
             }
         }
     }
 
     /// Single meld steps of a side that has melded: a new meld of three, or one card added.
-    fn push_steps(&self, out: &mut Vec<Action>) {
+    fn push_steps(&self, sink: &mut Sink<'_>) {
         let hand = self.hand;
         let rules = self.rules;
         let one_meld = |spec: MeldSpec| {
@@ -359,13 +438,18 @@ impl<'a> Ctx<'a> {
                 }
                 if n >= 3 && check_group_counts(rules, rank, 3, 0).is_ok() {
                     for cards in suit_choices(suits, hand, rank, 3) {
-                        out.push(one_meld(MeldSpec::new_meld(cards)));
+                        if !sink.push(one_meld(MeldSpec::new_meld(cards))) {
+                            return;
+                        }
                     }
                 }
                 if check_group_counts(rules, rank, 2, 1).is_ok() {
                     for pair in suit_choices(suits, hand, rank, 2) {
                         for wild in wild_cards.into_iter().flatten() {
-                            out.push(one_meld(MeldSpec::new_meld(plus(&pair, &single(wild)))));
+                            if !sink.push(one_meld(MeldSpec::new_meld(plus(&pair, &single(wild)))))
+                            {
+                                return;
+                            }
                         }
                     }
                 }
@@ -375,8 +459,9 @@ impl<'a> Ctx<'a> {
                     for start in Rank::NATURALS {
                         if let Some(cards) = run(suit, start, 3)
                             && hand.contains(&cards)
+                            && !sink.push(one_meld(MeldSpec::new_meld(cards)))
                         {
-                            out.push(one_meld(MeldSpec::new_meld(cards)));
+                            return;
                         }
                     }
                 }
@@ -387,7 +472,9 @@ impl<'a> Ctx<'a> {
                     if hand.jokers() >= j && hand.twos() >= t {
                         let mut cards = hand.of_rank(Rank::Two, t);
                         cards.add_n(Card::JOKER, j);
-                        out.push(one_meld(MeldSpec::new_meld(cards)));
+                        if !sink.push(one_meld(MeldSpec::new_meld(cards))) {
+                            return;
+                        }
                     }
                 }
             }
@@ -397,8 +484,8 @@ impl<'a> Ctx<'a> {
         }
         for (id, meld) in self.melds.iter().enumerate() {
             let id8 = id as u8;
-            let add = |out: &mut Vec<Action>, card: Card| {
-                out.push(one_meld(MeldSpec::add_to(id8, single(card))));
+            let add = |sink: &mut Sink<'_>, card: Card| {
+                sink.push(one_meld(MeldSpec::add_to(id8, single(card))))
             };
             match meld.kind {
                 MeldKind::Group(rank) => {
@@ -407,12 +494,16 @@ impl<'a> Ctx<'a> {
                     }
                     if hand.rank_count(rank) > 0 && check_growth(rules, meld, id8, 1, 0).is_ok() {
                         for one in suit_choices(suits, hand, rank, 1) {
-                            add(out, one.iter().next().expect("one card"));
+                            if !add(sink, one.iter().next().expect("one card")) {
+                                return;
+                            }
                         }
                     }
                     if !restricted && check_growth(rules, meld, id8, 0, 1).is_ok() {
                         for wild in wild_cards.into_iter().flatten() {
-                            add(out, wild);
+                            if !add(sink, wild) {
+                                return;
+                            }
                         }
                     }
                 }
@@ -425,15 +516,18 @@ impl<'a> Ctx<'a> {
                             let card = Card::new(rank, suit);
                             if hand.count(card) > 0
                                 && check_addition(rules, meld, id8, &single(card)).is_ok()
+                                && !add(sink, card)
                             {
-                                add(out, card);
+                                return;
                             }
                         }
                     }
                 }
                 MeldKind::Wild if !restricted && check_growth(rules, meld, id8, 0, 1).is_ok() => {
                     for wild in wild_cards.into_iter().flatten() {
-                        add(out, wild);
+                        if !add(sink, wild) {
+                            return;
+                        }
                     }
                 }
                 _ => {}
@@ -445,11 +539,15 @@ impl<'a> Ctx<'a> {
     /// with the pile's `top` card in the first meld if given. Emits the specs and the number of
     /// hand cards they use; with a top card, the first spec holds the hand cards melded with it
     /// (without the top card).
+    ///
+    /// `make` turns the specs and the number of hand cards they use into the action to hand to
+    /// `sink`, or `None` to skip them; the search stops when the sink does.
     pub(super) fn initial_sets(
         &self,
         avail: &CardCounts,
         top: Option<Card>,
-        emit: &mut dyn FnMut(&[MeldSpec], usize),
+        sink: &mut Sink<'_>,
+        make: &dyn Fn(&[MeldSpec], usize) -> Option<Action>,
     ) {
         let rules = self.rules;
         let mut cands: SmallVec<[Cand; 24]> = SmallVec::new();
@@ -478,8 +576,24 @@ impl<'a> Ctx<'a> {
         if rules.wild_canastas && avail.wilds() >= 3 {
             cands.push(Cand::Wild);
         }
+        // The most natural cards each candidate and those after it could add: a branch whose
+        // total cannot reach the minimum even with all of them (and every wild card left) is
+        // cut, so a search that finds nothing ends soon instead of trying every small set.
+        let mut upper: SmallVec<[u32; 24]> = SmallVec::from_elem(0, cands.len() + 1);
+        for (k, cand) in cands.iter().enumerate().rev() {
+            let naturals = match *cand {
+                Cand::Seq(cards) => cards.value(),
+                Cand::Group(r) => {
+                    let with_top = (top.is_some() && k == 0) as u32;
+                    (avail.rank_count(r) as u32 + with_top) * r.value()
+                }
+                Cand::Wild => 0,
+            };
+            upper[k] = upper[k + 1] + naturals;
+        }
         let mut search = Initial {
             cands: &cands,
+            upper: &upper,
             with_top: top.is_some(),
             top_naturals: if self.relaxed_take() { 1 } else { 2 },
             chosen: SmallVec::new(),
@@ -492,7 +606,8 @@ impl<'a> Ctx<'a> {
             reserved,
             0,
             u32::MAX,
-            &mut |chosen| self.emit_initial(avail, &cands, chosen, emit),
+            sink,
+            &mut |chosen, sink| self.emit_initial(avail, &cands, chosen, sink, make),
         );
     }
 
@@ -503,8 +618,9 @@ impl<'a> Ctx<'a> {
         avail: &CardCounts,
         cands: &[Cand],
         chosen: &[Choice],
-        emit: &mut dyn FnMut(&[MeldSpec], usize),
-    ) {
+        sink: &mut Sink<'_>,
+        make: &dyn Fn(&[MeldSpec], usize) -> Option<Action>,
+    ) -> bool {
         let used: usize = chosen
             .iter()
             .map(|c| match cands[c.cand] {
@@ -528,8 +644,12 @@ impl<'a> Ctx<'a> {
             left,
             &mut specs,
             &mut listed,
-            &mut |specs| emit(specs, used),
-        );
+            sink,
+            &mut |specs, sink| match make(specs, used) {
+                Some(a) => sink.push(a),
+                None => true,
+            },
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -541,31 +661,39 @@ impl<'a> Ctx<'a> {
         left: CardCounts,
         specs: &mut SmallVec<[MeldSpec; 6]>,
         listed: &mut usize,
-        emit: &mut dyn FnMut(&[MeldSpec]),
-    ) {
+        sink: &mut Sink<'_>,
+        emit: &mut dyn FnMut(&[MeldSpec], &mut Sink<'_>) -> bool,
+    ) -> bool {
         let Some(c) = chosen.get(i) else {
-            emit(specs);
             *listed += 1;
-            return;
+            return emit(specs, sink);
         };
+        if !sink.step() {
+            return false;
+        }
         let mut wilds = CardCounts::new();
         wilds.add_n(Card::JOKER, c.j);
         wilds.add_all(&left.of_rank(Rank::Two, c.t));
         match cands[c.cand] {
             Cand::Seq(cards) => {
                 specs.push(MeldSpec::new_meld(cards));
-                self.expand_groups(cands, chosen, i + 1, left, specs, listed, emit);
+                let go_on =
+                    self.expand_groups(cands, chosen, i + 1, left, specs, listed, sink, emit);
                 specs.pop();
+                go_on
             }
             Cand::Wild => {
                 let mut rest = left;
                 rest.remove_all(&wilds);
                 specs.push(MeldSpec::new_meld(wilds));
-                self.expand_groups(cands, chosen, i + 1, rest, specs, listed, emit);
+                let go_on =
+                    self.expand_groups(cands, chosen, i + 1, rest, specs, listed, sink, emit);
                 specs.pop();
+                go_on
             }
             Cand::Group(rank) => {
-                let suits = self.rules.sequences && *listed < SUIT_COMBINATIONS;
+                let suits =
+                    self.rules.sequences && !sink.canonical_suits && *listed < SUIT_COMBINATIONS;
                 for naturals in suit_choices(suits, &left, rank, c.n) {
                     if *listed >= SUIT_COMBINATIONS && !specs.is_empty() && suits {
                         break;
@@ -574,9 +702,14 @@ impl<'a> Ctx<'a> {
                     let mut rest = left;
                     rest.remove_all(&cards);
                     specs.push(MeldSpec::new_meld(cards));
-                    self.expand_groups(cands, chosen, i + 1, rest, specs, listed, emit);
+                    let go_on =
+                        self.expand_groups(cands, chosen, i + 1, rest, specs, listed, sink, emit);
                     specs.pop();
+                    if !go_on {
+                        return false;
+                    }
                 }
+                true
             }
         }
     }
@@ -590,13 +723,21 @@ impl<'a> Ctx<'a> {
         reserved: [u8; 14],
         value: u32,
         smallest: u32,
-        emit: &mut dyn FnMut(&[Choice]),
-    ) {
+        sink: &mut Sink<'_>,
+        emit: &mut dyn FnMut(&[Choice], &mut Sink<'_>) -> bool,
+    ) -> bool {
         if value >= self.minimum {
             // Any further meld could be taken away again: the batch is complete here, and it
             // is irreducible, since branches that could lose a card or meld were cut below.
-            emit(&s.chosen);
-            return;
+            return emit(&s.chosen, sink);
+        }
+        if !sink.step() {
+            return false;
+        }
+        let wild_value =
+            cards.jokers() as u32 * Rank::Joker.value() + cards.twos() as u32 * Rank::Two.value();
+        if value + s.upper[from] + wild_value < self.minimum {
+            return true;
         }
         let range = if s.with_top && s.chosen.is_empty() {
             0..1
@@ -607,20 +748,27 @@ impl<'a> Ctx<'a> {
             let take = s.with_top && k == 0;
             let last = s.chosen.last().copied().filter(|l| l.cand == k);
             let mut try_choice = |s: &mut Initial<'_>,
+                                  sink: &mut Sink<'_>,
                                   c: Choice,
                                   v: u32,
                                   unit: u32,
                                   cards: CardCounts,
-                                  reserved: [u8; 14]| {
+                                  reserved: [u8; 14]|
+             -> bool {
+                // Every choice tried is a step, found or not: the work of a search is the
+                // choices it tries.
+                if !sink.step() {
+                    return false;
+                }
                 // Repeats of a candidate come in non-increasing order, so each set is found once.
                 if last.is_some_and(|l| c > l) {
-                    return;
+                    return true;
                 }
                 let smallest = smallest.min(unit);
                 // Once the total reaches the minimum plus the smallest part that could be taken
                 // away, the batch is reducible whatever follows.
                 if value + v >= self.minimum.saturating_add(smallest) {
-                    return;
+                    return true;
                 }
                 s.chosen.push(c);
                 // A group may come again (several melds of one rank); other kinds too, for
@@ -633,8 +781,10 @@ impl<'a> Ctx<'a> {
                     k + 1
                 };
                 let next = if take { 1 } else { next };
-                self.initial_dfs(s, next, cards, reserved, value + v, smallest, emit);
+                let go_on =
+                    self.initial_dfs(s, next, cards, reserved, value + v, smallest, sink, emit);
                 s.chosen.pop();
+                go_on
             };
             match s.cands[k] {
                 Cand::Seq(seq) => {
@@ -664,7 +814,9 @@ impl<'a> Ctx<'a> {
                         j: 0,
                         t: 0,
                     };
-                    try_choice(s, c, v, unit.min(v), after, reserved);
+                    if !try_choice(s, sink, c, v, unit.min(v), after, reserved) {
+                        return false;
+                    }
                 }
                 Cand::Wild => {
                     let (jokers, twos) = (cards.jokers(), cards.twos());
@@ -693,7 +845,9 @@ impl<'a> Ctx<'a> {
                             let mut after = cards;
                             after.remove_all(&cards.of_rank(Rank::Two, t));
                             after.remove_all(&cards.of_rank(Rank::Joker, j));
-                            try_choice(s, c, v, unit, after, reserved);
+                            if !try_choice(s, sink, c, v, unit, after, reserved) {
+                                return false;
+                            }
                         }
                     }
                 }
@@ -718,13 +872,16 @@ impl<'a> Ctx<'a> {
                                 after.remove_all(&cards.of_rank(Rank::Joker, j));
                                 let mut reserved = reserved;
                                 reserved[rank as usize] += n;
-                                try_choice(s, c, v, unit, after, reserved);
+                                if !try_choice(s, sink, c, v, unit, after, reserved) {
+                                    return false;
+                                }
                             }
                         }
                     }
                 }
             }
         }
+        true
     }
 
     /// The value of the smallest part of a group that could be taken from an initial batch with
@@ -753,13 +910,6 @@ impl<'a> Ctx<'a> {
             smallest = smallest.min(Rank::Two.value());
         }
         smallest
-    }
-
-    fn push_go_outs(&self, out: &mut Vec<Action>) {
-        self.go_outs(&mut |a| {
-            out.push(a);
-            true
-        });
     }
 
     /// Hands the going outs of the play phase to `emit`, in the order of the enumeration, until

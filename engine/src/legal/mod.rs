@@ -36,6 +36,8 @@
 mod enumerate;
 mod going_out;
 
+use enumerate::Sink;
+
 use smallvec::SmallVec;
 
 #[cfg(test)]
@@ -156,6 +158,11 @@ pub struct Summary {
     pub must_answer: bool,
     /// Points the side's initial meld must still reach (0 once the side has melded).
     pub minimum_remaining: u32,
+    /// The search for the ways to take the pile and for the melds ran to its end: false only
+    /// for a huge hand before its side's initial meld, where `pile_takes`, `meld_ranks`,
+    /// `sequence_suits` and `can_meld_wilds` may then miss entries (every entry they hold is
+    /// legal; check an action to be sure). The flags are exact.
+    pub complete: bool,
 }
 
 /// An action a bot chose, with the proof, when it has one, that the referee's check passed it
@@ -256,8 +263,37 @@ impl<'a> LegalChoices<'a> {
     }
 
     /// Appends every legal action in canonical form (see the module documentation) to `out`.
+    ///
+    /// The list has no bound: a hand of sixty cards before its side's initial meld has
+    /// millions of irreducible initial melds. Where the hand comes from someone else (a
+    /// server's prompt), list with [`LegalChoices::actions_up_to`].
     pub fn actions(&self, out: &mut Vec<Action>) {
-        self.ctx.enumerate(out);
+        let mut push = |a| {
+            out.push(a);
+            true
+        };
+        self.ctx.enumerate(&mut Sink::new(u64::MAX, &mut push));
+    }
+
+    /// Appends the legal actions in canonical form, as [`LegalChoices::actions`] does, until
+    /// `max` are listed or [`LIST_STEPS`] search steps are spent, whichever comes first: the
+    /// work is bounded whatever the hand. True if the list is complete; false if it was cut
+    /// (the actions listed are legal, in the order of the full list).
+    pub fn actions_up_to(&self, out: &mut Vec<Action>, max: usize) -> bool {
+        let start = out.len();
+        let mut more = true;
+        let mut push = |a| {
+            if out.len() - start >= max {
+                more = false;
+                return false;
+            }
+            out.push(a);
+            true
+        };
+        let mut sink = Sink::new(LIST_STEPS, &mut push);
+        self.ctx.enumerate(&mut sink);
+        let exhausted = sink.exhausted();
+        more && !exhausted
     }
 
     /// "Can I go out now?": a legal going out of the whole hand, `Some` exactly when one
@@ -274,34 +310,38 @@ impl<'a> LegalChoices<'a> {
         self.first_go_out().is_some()
     }
 
-    /// Every legal action in canonical form.
+    /// Every legal action in canonical form (unbounded, see [`LegalChoices::actions`]).
     pub fn to_vec(&self) -> Vec<Action> {
         let mut v = Vec::new();
         self.actions(&mut v);
         v
     }
 
-    /// The compact description of the choices, for a prompt.
+    /// The compact description of the choices, for a prompt, found without listing them: the
+    /// flags are decided by the checks themselves, and the ways to take the pile and the melds
+    /// that may be started or added to by a search that spends at most [`SUMMARY_STEPS`]
+    /// steps. Where that search is cut short (a huge hand before its side's initial meld),
+    /// [`Summary::complete`] is false and the lists of takes and melds may miss entries; every
+    /// entry they hold is legal.
     pub fn summary(&self) -> Summary {
-        self.summary_into(&mut Vec::new())
-    }
-
-    /// Like [`LegalChoices::summary`], and leaves every legal action in canonical form in
-    /// `actions` (cleared first): for a caller that needs both, the choices are listed once.
-    pub fn summary_into(&self, actions: &mut Vec<Action>) -> Summary {
-        actions.clear();
-        self.actions(actions);
         let c = &self.ctx;
         let mut s = Summary {
             seat: Some(c.seat),
             minimum_remaining: if c.side_melded { 0 } else { c.minimum },
+            complete: true,
             ..Summary::default()
         };
-        for a in actions.iter() {
-            match a {
-                Action::DrawStock => s.can_draw = true,
+        let rank = c.pile.last().map(|t| t.rank());
+        // Before the side's initial meld, once every rank, suit and wild meld the hand could
+        // start has been seen, nothing more can be learnt from the melds: the search stops.
+        let unmelded = c.phase == Phase::Play && !c.side_melded;
+        let ranks_possible = Rank::NATURALS
+            .iter()
+            .filter(|&&r| c.hand.rank_count(r) >= 2)
+            .count();
+        let mut fold = |a: Action| {
+            match &a {
                 Action::TakePile { top, melds } => {
-                    let rank = c.pile.last().map(|t| t.rank());
                     let opt = TakeOption {
                         target: top.target,
                         naturals: rank.map_or(0, |r| top.cards.rank_count(r)),
@@ -319,7 +359,6 @@ impl<'a> LegalChoices<'a> {
                         s.pile_takes.push(opt);
                     }
                 }
-                Action::DeclinePile => s.can_decline_pile = true,
                 Action::Meld { melds } => {
                     for m in melds {
                         match m.target {
@@ -343,16 +382,36 @@ impl<'a> LegalChoices<'a> {
                         }
                     }
                 }
-                Action::Discard { .. } => s.can_discard = true,
-                Action::GoOut { .. } => s.can_go_out = true,
-                Action::AskPartner => s.can_ask_partner = true,
-                Action::AnswerPartner { .. } => s.must_answer = true,
+                _ => {}
             }
+            !(unmelded
+                && s.meld_ranks.len() == ranks_possible
+                && s.sequence_suits.len() == Suit::ALL.len()
+                && (s.can_meld_wilds || !c.rules.wild_canastas))
+        };
+        let mut sink = Sink::new(SUMMARY_STEPS, &mut fold);
+        // The suits of a group tell nothing the summary says.
+        sink.canonical_suits = true;
+        match c.phase {
+            Phase::Draw => c.push_takes(&mut sink),
+            Phase::Play => c.push_melds(&mut sink),
+            Phase::Answer | Phase::Over => {}
         }
-        // The list shows going outs of small hands only; the prompt must tell the truth for
-        // every hand.
-        if !s.can_go_out && c.phase == Phase::Play {
-            s.can_go_out = c.find_go_out().is_some();
+        let complete = !sink.exhausted();
+        s.complete = complete;
+        match c.phase {
+            Phase::Draw => {
+                s.can_draw = c.stock_len > 0;
+                s.can_decline_pile = c.stock_len == 0 && c.check_decline().is_ok();
+            }
+            Phase::Play => {
+                s.can_ask_partner = c.check_ask().is_ok();
+                s.can_discard = c.hand.len() >= 2;
+                // Exact for every hand (the list shows going outs of small hands only).
+                s.can_go_out = c.find_go_out().is_some();
+            }
+            Phase::Answer => s.must_answer = true,
+            Phase::Over => {}
         }
         s.must_take_pile = c.phase == Phase::Draw
             && c.stock_len == 0
@@ -364,6 +423,18 @@ impl<'a> LegalChoices<'a> {
         s
     }
 }
+
+/// Search steps [`LegalChoices::actions_up_to`] may spend: far more than any hand of a normal
+/// deal needs (a few thousand), a bound for a huge one (a few milliseconds of work).
+pub const LIST_STEPS: u64 = 100_000;
+
+/// Search steps [`LegalChoices::summary`] may spend on the ways to take the pile and on the
+/// melds (see [`LIST_STEPS`]).
+pub const SUMMARY_STEPS: u64 = 100_000;
+
+/// Search steps spent at most on whether the pile may be taken at all, where that forces the
+/// take (R-STOCK-1 with `forcing_frozen`): the search stops at the first take it finds.
+const FORCED_STEPS: u64 = 100_000;
 
 /// Side canastas: (all, natural or samba).
 fn canasta_counts(melds: &[Meld]) -> (u8, u8) {
@@ -697,10 +768,16 @@ impl<'a> Ctx<'a> {
     fn forced_top(&self) -> Option<Card> {
         let top = *self.pile.last()?;
         if self.rules.forcing_frozen {
-            // The enumerator lists a take whenever one is legal (its canonical form).
-            let mut takes = Vec::new();
-            self.push_takes(&mut takes);
-            return (!takes.is_empty()).then_some(top);
+            // The enumerator lists a take whenever one is legal (its canonical form): the
+            // first one listed answers. A search cut short by its budget (a huge hand before
+            // the side's initial meld) found none, and the pile is not forced.
+            let mut found = false;
+            let mut first = |_| {
+                found = true;
+                false
+            };
+            self.push_takes(&mut Sink::new(FORCED_STEPS, &mut first));
+            return found.then_some(top);
         }
         (0..self.melds.len()).find_map(|id| {
             let t = TopMeld {
@@ -858,8 +935,7 @@ mod tests {
             melds: MeldBatch::new(),
         };
         assert_eq!(c.check(&take).unwrap_err().code(), "PILE_EMPTY");
-        let mut out = Vec::new();
-        c.enumerate(&mut out);
+        let out = LegalChoices::new(c).to_vec();
         assert_eq!(out, vec![Action::DrawStock]);
     }
 
@@ -917,8 +993,7 @@ mod tests {
         let h = hand("KS KH Jk 2C 5D");
         let pile = parse_cards("9C 4S KD").unwrap();
         let c = ctx(&rules, &h, &pile);
-        let mut out = Vec::new();
-        c.enumerate(&mut out);
+        let out = LegalChoices::new(c).to_vec();
         let takes = out
             .iter()
             .filter(|a| matches!(a, Action::TakePile { .. }))
