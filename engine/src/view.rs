@@ -5,6 +5,11 @@
 //! It never sees another hand or the stock's order. A spectator sees the public facts only; the
 //! referee sees everything. Views ([`Game::view`]) and events ([`redact`]) both go through here.
 //! When a deal ends, its hands are shown to everyone, as cards are counted at a real table.
+//!
+//! The engine knows no game that waits for players: a [`Game`] is dealt when it is made. A
+//! server that deals before every seat is taken must show none of that deal until the start;
+//! the wire conversion (`canasta_proto::convert::view_to_wire`) shows a waiting game without
+//! its deal, whoever looks.
 
 use smallvec::SmallVec;
 

@@ -535,7 +535,13 @@ fn ask_to_wire(ask: Ask) -> v1::AskState {
 }
 
 /// A view on the wire. The view must be the receiver's own ([`canasta_engine::Game::view`]).
+///
+/// A game waiting for players (`meta.status` WAITING) is shown as [`waiting_view_to_wire`]
+/// shows it, whoever the viewer: without its deal.
 pub fn view_to_wire(view: &View, meta: &ViewMeta<'_>) -> v1::GameView {
+    if meta.status == v1::GameStatus::Waiting {
+        return waiting_view_to_wire(view, meta);
+    }
     let playing = meta.status == v1::GameStatus::Playing;
     v1::GameView {
         game_id: meta.game_id.to_string(),
@@ -566,6 +572,50 @@ pub fn view_to_wire(view: &View, meta: &ViewMeta<'_>) -> v1::GameView {
         last_deal: view.last_deal.as_ref().map(deal_score_to_wire),
         deals_played: view.deals_played,
         result: Some(meta.result.clone()),
+    }
+}
+
+/// The view of a game waiting for players: who sits where (seats, sides, names, the scores
+/// the match starts from) and nothing of the deal, for every viewer, its seat holders too. The
+/// server deals when the game is created (see `canasta_server`'s actor), so the deal is there,
+/// but nobody may see any of it before the start: a seat can be joined and left again, and a
+/// seat's view showed its hand, so one client could read every hand and then take a seat for
+/// real. No card field of `view` is read here: no hand, pile, red three or meld, no count of
+/// cards, and no dealer, turn, phase or result (PHASE_UNSPECIFIED, seats and counts 0).
+fn waiting_view_to_wire(view: &View, meta: &ViewMeta<'_>) -> v1::GameView {
+    v1::GameView {
+        game_id: meta.game_id.to_string(),
+        seq: meta.seq,
+        status: meta.status as i32,
+        viewer_seat: match view.viewer {
+            canasta_engine::Viewer::Seat(s) => Some(s.0 as u32),
+            _ => None,
+        },
+        seats: view
+            .seats
+            .iter()
+            .map(|s| {
+                let i = s.seat.index();
+                v1::SeatView {
+                    seat: s.seat.0 as u32,
+                    side: s.side.0 as u32,
+                    display_name: meta.names.get(i).cloned().unwrap_or_default(),
+                    occupied: meta.occupied.get(i).copied().unwrap_or(false),
+                    ..Default::default()
+                }
+            })
+            .collect(),
+        sides: view
+            .sides
+            .iter()
+            .map(|s| v1::SideView {
+                side: s.side.0 as u32,
+                seats: s.members.iter().map(|m| m.0 as u32).collect(),
+                score: s.score,
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
     }
 }
 
@@ -932,6 +982,9 @@ pub fn view_from_wire(
     };
     let phase = match v1::Phase::try_from(view.phase) {
         Ok(v1::Phase::Draw) => Phase::Draw,
+        // A game waiting for players shows no deal: in the engine's form, a deal not begun
+        // (nobody to act, no card anywhere).
+        Ok(v1::Phase::Unspecified) if view.status == v1::GameStatus::Waiting as i32 => Phase::Draw,
         Ok(v1::Phase::Play) => Phase::Play,
         Ok(v1::Phase::Answer) => Phase::Answer,
         Ok(v1::Phase::Over) => Phase::Over,
@@ -1199,6 +1252,59 @@ mod tests {
                 assert_eq!(back.legal().unwrap().to_vec(), legal.to_vec());
                 let a = bot.pick(&legal);
                 game.apply(seat, &a).unwrap();
+            }
+        }
+    }
+
+    // A game waiting for players is dealt already, but its view shows no card and nothing of
+    // the deal to anyone (the referee's view included: the wire has no viewer who may see it),
+    // and still reads back, as a deal where nobody may act.
+    #[test]
+    fn a_waiting_game_is_shown_without_its_deal_to_every_viewer() {
+        use canasta_engine::{Game, Seat, Setup, Viewer};
+        for preset in Preset::ALL {
+            let game = Game::new(&Setup::seeded(RuleSpec::new(preset, 4), 9)).unwrap();
+            let names = ["a".to_string(), String::new(), String::new(), String::new()];
+            let meta = ViewMeta {
+                game_id: "g",
+                seq: 1,
+                status: v1::GameStatus::Waiting,
+                names: &names,
+                occupied: &[true, false, false, false],
+                result: result_to_wire(game.winner(), game.scores()),
+            };
+            let viewers = (0..4).map(|s| Viewer::Seat(Seat(s)));
+            for viewer in viewers.chain([Viewer::Spectator, Viewer::Referee]) {
+                let wire = view_to_wire(&game.view(viewer), &meta);
+                assert_eq!(wire.status, v1::GameStatus::Waiting as i32);
+                assert_eq!(wire.phase, v1::Phase::Unspecified as i32);
+                assert_eq!((wire.to_act, wire.dealer, wire.turn_seat), (None, 0, 0));
+                assert!(wire.play_order.is_empty() && wire.pile.is_empty());
+                assert_eq!(
+                    (wire.stock_count, wire.turn, &wire.result),
+                    (0, None, &None)
+                );
+                assert_eq!(wire.seats.len(), 4);
+                assert_eq!(
+                    (wire.seats[0].display_name.as_str(), wire.seats[0].occupied),
+                    ("a", true)
+                );
+                for s in &wire.seats {
+                    assert!(
+                        s.hand.is_empty() && s.red_threes.is_empty(),
+                        "{preset} {viewer:?}"
+                    );
+                    assert_eq!((s.hand_count, s.playing), (0, false));
+                }
+                assert_eq!(wire.sides.len(), 2);
+                assert!(
+                    wire.sides
+                        .iter()
+                        .all(|s| s.melds.is_empty() && s.seats.len() == 2)
+                );
+                let back = view_from_wire(&wire, *game.rules()).unwrap();
+                assert_eq!(back.to_act, None);
+                assert!(back.legal().is_none());
             }
         }
     }

@@ -328,7 +328,9 @@ pub struct Actor {
     request: v1::CreateGameRequest,
     setup: Setup,
     game: Game,
-    /// The first deal's events, logged when the game starts.
+    /// The first deal's events, logged when the game starts and never before: its DealStarted
+    /// carries the hands (each stream shows its seat's own), and a seat of a waiting game may
+    /// be joined and left by anyone.
     opening: Vec<Event>,
     status: Status,
     seats: Vec<SeatSlot>,
@@ -389,6 +391,13 @@ impl Actor {
             request.first_dealer,
             &request.start_scores,
         )?;
+        // The deal is made now, not when the last seat is joined: the setup is checked at
+        // creation (a bad card order is refused to its creator, not to the last player to
+        // join), and dealing later would change nothing, since the seed or the card orders
+        // decide the cards either way. What keeps the deal secret is that nothing shows it
+        // before the start: a waiting game's views and summary carry no card and no result
+        // (`convert::view_to_wire`), its opening events wait in `opening`, and it answers no
+        // prompt, dry run or action (`Actor::playing`).
         let (game, opening) = Game::start(&setup)?;
         let tc = request.time_control.unwrap_or_default();
         let budget = (tc.move_budget_ms > 0).then(|| Duration::from_millis(tc.move_budget_ms));
@@ -616,7 +625,7 @@ impl Actor {
             Command::Scores { reply } => {
                 let _ = reply.send(Ok(v1::GetScoresResponse {
                     deals: self.game.history().iter().map(deal_score_to_wire).collect(),
-                    result: Some(self.result()),
+                    result: self.shown_result(),
                 }));
             }
             Command::Export { reply } => {
@@ -1111,6 +1120,12 @@ impl Actor {
         result
     }
 
+    /// The result as summaries and scores show it: none while the game waits for players
+    /// (the match has not begun; views leave it out too, see `convert::view_to_wire`).
+    fn shown_result(&self) -> Option<v1::MatchResult> {
+        (self.status != Status::Waiting).then(|| self.result())
+    }
+
     fn wire_status(&self) -> v1::GameStatus {
         match self.status {
             Status::Waiting => v1::GameStatus::Waiting,
@@ -1317,7 +1332,7 @@ impl Actor {
                 .collect(),
             seq: self.seq(),
             time_control: self.request.time_control,
-            result: Some(self.result()),
+            result: self.shown_result(),
             created_unix_ms: self.created_ms,
         };
         *self.summary.lock().expect("not poisoned") = summary;

@@ -13,6 +13,10 @@
 //! - no error message or detail names a card the caller could not know: only its own cards,
 //!   the public ones, and those its request named.
 //!
+//! Games waiting for players are checked apart: one client joins and leaves every seat in turn
+//! and reads all it can (views, summaries, scores, watch streams and Play calls from seq 0, dry
+//! runs, actions, the refusals of its left tokens); nothing may show a card or the deal.
+//!
 //! The seed of each game is chosen by the server, so nothing is known to the players but what
 //! the server sends. `CANASTA_LEAK_GAMES=N` plays N games of each rule set instead of one;
 //! `CANASTA_LEAK_SEED` fixes the random choices of the players.
@@ -576,6 +580,7 @@ fn check_inbox(inbox: &Inbox, tally: &mut Tally) {
 // ----- playing -----
 
 /// One rule set to play.
+#[derive(Debug)]
 struct Table {
     preset: v1::Preset,
     players: u32,
@@ -1263,5 +1268,376 @@ async fn a_stream_of_a_seat_that_was_left_shows_nothing_of_the_next_holder() {
         ended,
         "the stream of a seat that was left ends after its SeatLeft"
     );
+    server.stop().await;
+}
+
+// ----- games waiting for players -----
+
+/// Everything one client got from a game while it waited for players.
+#[derive(Default)]
+struct WaitingInbox {
+    views: Vec<v1::GetViewResponse>,
+    summaries: Vec<v1::GameSummary>,
+    scores: Vec<v1::GetScoresResponse>,
+    events: Vec<v1::GameEvent>,
+    prompts: Vec<v1::Prompt>,
+    checks: Vec<v1::CheckActionResponse>,
+    play_results: Vec<v1::PlayResult>,
+    refusals: Vec<Status>,
+}
+
+impl WaitingInbox {
+    /// Records one message of a watch stream (or of a Play call's watch side).
+    fn watched(&mut self, message: Option<Msg>) {
+        match message {
+            Some(Msg::Event(e)) => self.events.push(e),
+            Some(Msg::Prompt(p)) => self.prompts.push(p),
+            Some(Msg::Heartbeat(_)) => {}
+            Some(Msg::Lagged(l)) => panic!("a watcher lagged at {}", l.last_seq),
+            None => panic!("an empty watch message"),
+        }
+    }
+}
+
+/// What a client may ask to see of a waiting game: everything a watch can carry.
+fn watch_everything(game_id: &str) -> v1::WatchGameRequest {
+    v1::WatchGameRequest {
+        game_id: game_id.to_string(),
+        after_seq: 0,
+        include_actions: true,
+        include_view: true,
+    }
+}
+
+/// Actions a prober sends before the start: a draw, and moves naming cards it cannot know.
+fn waiting_probes() -> Vec<v1::Action> {
+    use v1::action::Kind;
+    let card = |name: &str| card_to_wire(name.parse().expect("a card"));
+    let king = card("KS");
+    vec![
+        canasta_proto::convert::action_to_wire(&canasta_engine::Action::DrawStock),
+        v1::Action {
+            kind: Some(Kind::Discard(v1::DiscardAction {
+                card: Some(card("7H")),
+            })),
+        },
+        v1::Action {
+            kind: Some(Kind::Meld(v1::MeldAction {
+                melds: vec![v1::MeldSpec {
+                    meld_index: None,
+                    cards: vec![king, king, king],
+                }],
+            })),
+        },
+    ]
+}
+
+/// The view of a game waiting for players, as the server must send it to anyone: who sits
+/// where (the seats, their sides and names), nothing of the deal: no dealer, no turn, no phase,
+/// no hand or count of cards, no pile, no result.
+fn waiting_view(got: &v1::GameView) -> v1::GameView {
+    v1::GameView {
+        game_id: got.game_id.clone(),
+        seq: got.seq,
+        status: v1::GameStatus::Waiting as i32,
+        viewer_seat: got.viewer_seat,
+        seats: got
+            .seats
+            .iter()
+            .map(|s| v1::SeatView {
+                seat: s.seat,
+                side: s.side,
+                display_name: s.display_name.clone(),
+                occupied: s.occupied,
+                ..Default::default()
+            })
+            .collect(),
+        sides: got
+            .sides
+            .iter()
+            .map(|s| v1::SideView {
+                side: s.side,
+                seats: s.seats.clone(),
+                // The scores the match starts from: part of its rules, not of the deal.
+                score: s.score,
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// Nothing in `inbox` shows a card, or anything else of the deal.
+fn assert_waiting_shows_nothing(table: &Table, inbox: &WaitingInbox) {
+    let players = table.players as usize;
+    for r in &inbox.views {
+        let view = r.view.as_ref().expect("a view");
+        assert_eq!(view.seats.len(), players);
+        assert_eq!(
+            *view,
+            waiting_view(view),
+            "LEAK: a waiting game's view shows its deal ({table:?}, viewer {:?})",
+            view.viewer_seat
+        );
+        assert_eq!((&r.legal, r.time_left_ms), (&None, None), "{table:?}");
+    }
+    for s in &inbox.summaries {
+        assert_eq!(s.status, v1::GameStatus::Waiting as i32, "{table:?}");
+        assert_eq!(
+            s.result, None,
+            "a waiting game has no result yet ({table:?})"
+        );
+    }
+    for s in &inbox.scores {
+        assert!(s.deals.is_empty() && s.result.is_none(), "{table:?}: {s:?}");
+    }
+    for e in &inbox.events {
+        assert!(
+            matches!(e.kind, Some(Ev::SeatJoined(_) | Ev::SeatLeft(_))),
+            "LEAK: a waiting game streamed {e:?} ({table:?})"
+        );
+    }
+    assert!(
+        inbox.prompts.is_empty(),
+        "LEAK: a waiting game prompted {:?} ({table:?})",
+        inbox.prompts
+    );
+    // No dry run is answered before the start: its verdict would depend on the dealt hand.
+    assert!(
+        inbox.checks.is_empty(),
+        "LEAK: a waiting game checked actions: {:?} ({table:?})",
+        inbox.checks
+    );
+    for r in &inbox.play_results {
+        let error = r
+            .error
+            .as_ref()
+            .expect("an action before the start is refused");
+        assert_eq!(error.reason, "GAME_NOT_STARTED", "{table:?}");
+        assert_eq!(cards_named(&error.message), [], "{table:?}: {error:?}");
+    }
+    for status in &inbox.refusals {
+        let why = reason(status);
+        assert!(
+            ["GAME_NOT_STARTED", "NOT_A_SEAT_OF_GAME"].contains(&why.as_str()),
+            "{table:?}: {status:?}"
+        );
+        for text in status_texts(status) {
+            assert_eq!(cards_named(&text), [], "LEAK: {table:?}: {status:?}");
+        }
+    }
+}
+
+/// One client joins every seat of a fresh `table` in turn, reads everything a seat and a
+/// spectator may read (views, summaries, scores, a watch stream and a Play call from seq 0,
+/// dry runs and actions), and leaves; then tries its left tokens again. Nothing it got may show
+/// a card. Then the game fills and starts: each seat's hand is there, and was never shown.
+async fn join_and_leave_every_seat(server: &TestServer, table: &Table) {
+    let mut client = server.client().await;
+    let game = create_with(
+        &mut client,
+        v1::CreateGameRequest {
+            rules: Some(rules(table.preset, table.players, &[])),
+            // The server picks the seed: nobody knows the deal in advance.
+            seed: None,
+            ..Default::default()
+        },
+    )
+    .await;
+    let id = game.game_id.clone();
+    let mut inbox = WaitingInbox::default();
+    inbox.summaries.push(game.clone());
+    let mut spectator = client
+        .watch_game(watch_everything(&id))
+        .await
+        .expect("a spectator's stream")
+        .into_inner();
+    let mut left = Vec::new();
+    for seat in 0..table.players {
+        let joined = client
+            .join_game(v1::JoinGameRequest {
+                game_id: id.clone(),
+                seat: Some(seat),
+                display_name: "prober".into(),
+            })
+            .await
+            .expect("a free seat")
+            .into_inner();
+        inbox.summaries.push(joined.game.expect("a summary"));
+        let token = joined.token;
+        let mut watch = client
+            .watch_game(authed(watch_everything(&id), &token))
+            .await
+            .expect("a seat's stream")
+            .into_inner();
+        let opening = v1::PlayRequest {
+            kind: Some(v1::play_request::Kind::Watch(watch_everything(&id))),
+        };
+        let mut play = canasta_tests::play::PlayCall::open(&mut client, Some(&token), opening)
+            .await
+            .expect("a Play call");
+        for (include_actions, viewer) in [(true, Some(&token)), (false, Some(&token)), (true, None)]
+        {
+            let viewer = viewer.map(String::as_str);
+            let view = view_of(&mut client, &id, viewer, include_actions).await;
+            inbox.views.push(view);
+        }
+        let seq = summary_of(&mut client, &id).await.seq;
+        for (n, action) in waiting_probes().into_iter().enumerate() {
+            let request = v1::CheckActionRequest {
+                game_id: id.clone(),
+                action: Some(action.clone()),
+            };
+            match client.check_action(authed(request, &token)).await {
+                Ok(answer) => inbox.checks.push(answer.into_inner()),
+                Err(status) => inbox.refusals.push(status),
+            }
+            let request = v1::SubmitActionRequest {
+                game_id: id.clone(),
+                expected_seq: seq,
+                request_id: format!("probe-{seat}-{n}"),
+                action: Some(action),
+            };
+            let status = client
+                .submit_action(authed(request.clone(), &token))
+                .await
+                .expect_err("no action before the start");
+            inbox.refusals.push(status);
+            play.send(v1::PlayRequest {
+                kind: Some(v1::play_request::Kind::Submit(request)),
+            })
+            .await;
+            loop {
+                use v1::play_response::Kind as Play;
+                match play.next().await.expect("the call goes on") {
+                    Play::Result(r) => {
+                        inbox.play_results.push(r);
+                        break;
+                    }
+                    Play::Update(u) => inbox.watched(u.kind),
+                }
+            }
+        }
+        let scores = client
+            .get_scores(v1::GetScoresRequest {
+                game_id: id.clone(),
+            })
+            .await
+            .expect("scores")
+            .into_inner();
+        inbox.scores.push(scores);
+        inbox.summaries.push(summary_of(&mut client, &id).await);
+        client
+            .leave_game(authed(
+                v1::LeaveGameRequest {
+                    game_id: id.clone(),
+                },
+                &token,
+            ))
+            .await
+            .expect("the seat is left");
+        // The seat's streams end after its SeatLeft.
+        while let Some(m) = next_message(&mut watch).await {
+            inbox.watched(m.kind);
+        }
+        while let Some(kind) = play.next().await {
+            match kind {
+                v1::play_response::Kind::Update(u) => inbox.watched(u.kind),
+                v1::play_response::Kind::Result(r) => inbox.play_results.push(r),
+            }
+        }
+        left.push(token);
+    }
+    // A left token is a stranger's: refused everywhere.
+    for token in &left {
+        let view = v1::GetViewRequest {
+            game_id: id.clone(),
+            include_actions: true,
+        };
+        match client.get_view(authed(view, token)).await {
+            Ok(r) => inbox.views.push(r.into_inner()),
+            Err(status) => inbox.refusals.push(status),
+        }
+        match client
+            .watch_game(authed(watch_everything(&id), token))
+            .await
+        {
+            Ok(_) => panic!("a left token watches as its seat"),
+            Err(status) => inbox.refusals.push(status),
+        }
+        let check = v1::CheckActionRequest {
+            game_id: id.clone(),
+            action: Some(waiting_probes().remove(0)),
+        };
+        match client.check_action(authed(check, token)).await {
+            Ok(answer) => inbox.checks.push(answer.into_inner()),
+            Err(status) => inbox.refusals.push(status),
+        }
+    }
+    let before_start = summary_of(&mut client, &id).await;
+    inbox.summaries.push(before_start.clone());
+    while inbox
+        .events
+        .iter()
+        .filter(|e| e.seq == before_start.seq)
+        .count()
+        < 1
+    {
+        let m = next_message(&mut spectator)
+            .await
+            .expect("the stream goes on");
+        inbox.watched(m.kind);
+    }
+    // Every probe was answered: one join and one leave a seat, three refused actions a seat
+    // on each of the three ways to send one, three refusals a left token.
+    let players = table.players as usize;
+    assert_eq!(before_start.seq, 2 * players as u64);
+    assert_eq!(inbox.play_results.len(), 3 * players);
+    assert_eq!(inbox.refusals.len(), 2 * 3 * players + 3 * players);
+    assert_eq!(inbox.views.len(), 3 * players);
+    assert_waiting_shows_nothing(table, &inbox);
+
+    // The game starts for real: every seat holds its dealt hand, which nothing above showed
+    // (no card at all was shown before the start).
+    let tokens = join_all(&mut client, &game).await;
+    let mut dealt = 0;
+    for (seat, token) in tokens.iter().enumerate() {
+        let view = view_of(&mut client, &id, Some(token), false)
+            .await
+            .view
+            .expect("a view");
+        assert_eq!(view.status, v1::GameStatus::Playing as i32);
+        assert_ne!(view.phase, v1::Phase::Unspecified as i32);
+        let me = &view.seats[seat];
+        // With five or six players, one or two sit the deal out and hold no cards.
+        assert_eq!(
+            me.hand.len() as u32,
+            me.hand_count,
+            "{table:?}: seat {seat}"
+        );
+        assert_eq!(me.hand.is_empty(), !me.playing, "{table:?}: seat {seat}");
+        dealt += me.playing as u32;
+    }
+    assert!(dealt >= 2, "{table:?}: {dealt} hands dealt");
+}
+
+// A client that joins a waiting game's seats one after the other and leaves each learns
+// nothing of the deal it would play: before the start no view, summary, stream, dry run,
+// action or error shows a card (the hands were dealt at creation; a seat's view used to show
+// its hand, so one client could read every hand before taking a seat for real).
+#[tokio::test]
+async fn a_client_that_joins_and_leaves_every_seat_of_a_waiting_game_learns_nothing() {
+    let server = TestServer::start().await;
+    let allowed = [
+        (v1::Preset::Official, 2..=6),
+        (v1::Preset::Wiener, 2..=6),
+        (v1::Preset::Samba, 2..=4),
+        (v1::Preset::Swiss, 2..=5),
+    ];
+    for (preset, counts) in allowed {
+        for players in counts {
+            join_and_leave_every_seat(&server, &Table { preset, players }).await;
+        }
+    }
     server.stop().await;
 }
