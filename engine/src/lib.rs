@@ -16,6 +16,7 @@
 //! - [`score`]: itemised deal scores.
 //! - [`view`]: the one place that decides what a seat, a spectator or the referee sees.
 //! - [`notation`]: a short text notation for actions (terminals, records).
+//! - [`quote`]: a caller's text as error messages quote it (cut short).
 //! - [`bot`]: the [`Bot`] trait and the built-in bots: `greedy`, `random`, `safe`.
 //!
 //! # Example
@@ -52,6 +53,7 @@ mod hash;
 pub mod legal;
 pub mod meld;
 pub mod notation;
+pub mod quote;
 pub mod rng;
 pub mod rules;
 pub mod score;

@@ -9,6 +9,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::quote::quoted;
+
 /// A named rule set (RULES.md section 11).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub enum Preset {
@@ -179,15 +181,17 @@ impl FromStr for MinimumTable {
         for part in s.split(',') {
             let (from, min) = part
                 .split_once(':')
-                .ok_or_else(|| format!("tier {part:?} is not score:minimum"))?;
+                .ok_or_else(|| format!("tier {} is not score:minimum", quoted(part)))?;
             let from = match from.trim() {
                 "-inf" | "min" => i32::MIN,
-                t => t.parse().map_err(|_| format!("{t:?} is not a score"))?,
+                t => t
+                    .parse()
+                    .map_err(|_| format!("{} is not a score", quoted(t)))?,
             };
             let min = min
                 .trim()
                 .parse()
-                .map_err(|_| format!("{min:?} is not a minimum"))?;
+                .map_err(|_| format!("{} is not a minimum", quoted(min)))?;
             tiers.push((from, min));
         }
         MinimumTable::new(&tiers)
@@ -241,7 +245,7 @@ impl FromStr for RedThreeTable {
     type Err = String;
     fn from_str(s: &str) -> Result<RedThreeTable, String> {
         let values: Result<Vec<i32>, _> = s.split(',').map(|v| v.trim().parse::<i32>()).collect();
-        RedThreeTable::new(&values.map_err(|_| format!("{s:?} is not a list of numbers"))?)
+        RedThreeTable::new(&values.map_err(|_| format!("{} is not a list of numbers", quoted(s)))?)
     }
 }
 
@@ -257,7 +261,7 @@ macro_rules! numeric_option {
     ($($t:ty),*) => {$(
         impl OptionValue for $t {
             fn parse_value(text: &str) -> Result<Self, String> {
-                text.trim().parse().map_err(|_| format!("{text:?} is not a whole number in range"))
+                text.trim().parse().map_err(|_| format!("{} is not a whole number in range", quoted(text)))
             }
             fn show_value(&self) -> String {
                 self.to_string()
@@ -272,7 +276,7 @@ impl OptionValue for bool {
         match text.trim().to_ascii_lowercase().as_str() {
             "true" | "yes" | "on" | "1" => Ok(true),
             "false" | "no" | "off" | "0" => Ok(false),
-            _ => Err(format!("{text:?} is not true or false")),
+            _ => Err(format!("{} is not true or false", quoted(text))),
         }
     }
     fn show_value(&self) -> String {
@@ -286,7 +290,7 @@ macro_rules! named_option {
             fn parse_value(text: &str) -> Result<Self, String> {
                 match text.trim() {
                     $($name => Ok($v),)*
-                    _ => Err(format!("{text:?} is not one of: {}", [$($name),*].join(", "))),
+                    _ => Err(format!("{} is not one of: {}", quoted(text), [$($name),*].join(", "))),
                 }
             }
             fn show_value(&self) -> String {
@@ -318,7 +322,12 @@ impl OptionValue for RedThreesPositive {
                 .and_then(|n| n.parse::<u8>().ok())
                 .filter(|&n| n > 0)
                 .map(RedThreesPositive::Canastas)
-                .ok_or_else(|| format!("{text:?} is not initial_meld, canasta or N_canastas")),
+                .ok_or_else(|| {
+                    format!(
+                        "{} is not initial_meld, canasta or N_canastas",
+                        quoted(text)
+                    )
+                }),
         }
     }
     fn show_value(&self) -> String {
@@ -355,7 +364,8 @@ impl OptionValue for StopRule {
             "wiener" => Ok(StopRule::Wiener),
             "swiss" => Ok(StopRule::Swiss),
             _ => Err(format!(
-                "{text:?} is not one of: black_threes, wiener, swiss"
+                "{} is not one of: black_threes, wiener, swiss",
+                quoted(text)
             )),
         }
     }
@@ -376,7 +386,7 @@ impl OptionValue for Option<i32> {
             t => t
                 .parse()
                 .map(Some)
-                .map_err(|_| format!("{text:?} is not a number or none")),
+                .map_err(|_| format!("{} is not a number or none", quoted(text))),
         }
     }
     fn show_value(&self) -> String {
@@ -711,13 +721,15 @@ impl fmt::Display for RulesError {
         match self {
             RulesError::UnknownPreset(p) => write!(
                 f,
-                "there is no preset {p:?}: choose one of official, wiener, samba, swiss"
+                "there is no preset {}: choose one of official, wiener, samba, swiss",
+                quoted(p)
             ),
             RulesError::UnknownOption(o) => {
                 let names: Vec<&str> = OPTION_DOCS.iter().map(|d| d.0).collect();
                 write!(
                     f,
-                    "there is no option {o:?}: the options are {}, and the Rasche letters rasche_a to rasche_j",
+                    "there is no option {}: the options are {}, and the Rasche letters rasche_a to rasche_j",
+                    quoted(o),
                     names.join(", ")
                 )
             }

@@ -10,6 +10,7 @@
 //!   addition rather than a call into `BytesMut`: about a third faster.
 
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use prost::Message;
 use prost::bytes::{Buf, BufMut};
@@ -98,11 +99,26 @@ impl<U: Message + Default> Decoder for ProtoDecoder<U> {
         } else {
             U::decode(buf.copy_to_bytes(len).as_ref())
         };
-        // As tonic's own prost codec answers a message it cannot read.
-        decoded
-            .map(Some)
-            .map_err(|e| Status::internal(e.to_string()))
+        decoded.map(Some).map_err(unreadable)
     }
+}
+
+/// The status of a message that cannot be read: INTERNAL, as tonic's own prost codec answers
+/// it (for a client, an answer it cannot read is the server's fault), with prost's error as
+/// its source: a server answers a request it cannot read as the caller's mistake instead
+/// (INVALID_ARGUMENT), finding it with [`decode_error`].
+#[cold]
+fn unreadable(e: prost::DecodeError) -> Status {
+    let mut status = Status::internal(e.to_string());
+    status.set_source(Arc::new(e));
+    status
+}
+
+/// Why the message was not read, if `status` is this codec's refusal of a message that is not
+/// protobuf of its type (invalid UTF-8 in a string, a truncated varint, a wrong wire type,
+/// nesting past prost's limit …).
+pub fn decode_error(status: &Status) -> Option<&prost::DecodeError> {
+    std::error::Error::source(status)?.downcast_ref()
 }
 
 #[cfg(test)]
@@ -220,10 +236,13 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_message_that_is_not_protobuf_is_refused_as_internal() {
+    async fn a_message_that_is_not_protobuf_is_refused_as_internal_with_prost_s_error() {
         // A length-delimited field whose length runs past the end of the message.
         let bytes = framed(&[vec![0x0a, 0x05, 0x01]]);
         let err = read::<v1::Card>(&bytes, bytes.len()).await.unwrap_err();
         assert_eq!(err.code(), tonic::Code::Internal, "{err}");
+        assert!(decode_error(&err).is_some(), "{err:?}");
+        // Any other status is not a decode error.
+        assert!(decode_error(&Status::internal("x")).is_none());
     }
 }

@@ -11,6 +11,7 @@ use std::fmt;
 use canasta_engine::card::CARD_KINDS;
 use canasta_engine::event::{DealFinish, DealStart, Placed, RedThreeSource};
 use canasta_engine::legal::TakeOption;
+use canasta_engine::quote::quoted;
 use canasta_engine::view::{SeatView, SideView, ViewCache};
 use canasta_engine::{
     Action, Ask, CanastaKind, Card, CardCounts, DealEnd, DealScore, Event, LegalChoices, MeldBatch,
@@ -143,7 +144,38 @@ pub fn counts_from_wire(cards: &[v1::Card], field: &str) -> Result<CardCounts, W
     for (i, c) in cards.iter().enumerate() {
         counts.add(card_from_wire(c, "").map_err(|e| e.under(format_args!("{field}[{i}]")))?);
     }
+    // The counts stop at 15 of a suited card: a copy past that is not counted. Refused rather
+    // than read as another list (checked once, here; the card is found only for the error).
+    if counts.len() != cards.len() {
+        return Err(too_many_copies(cards, field));
+    }
     Ok(counts)
+}
+
+/// The refusal of a list holding more copies of a card than [`CardCounts`] counts.
+#[cold]
+fn too_many_copies(cards: &[v1::Card], field: &str) -> WireError {
+    let mut copies = [0usize; CARD_KINDS];
+    for c in cards {
+        if let Ok(card) = card_from_wire(c, "") {
+            copies[card.index()] += 1;
+        }
+    }
+    let (index, most) = copies
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != Card::JOKER.index())
+        .max_by_key(|&(_, n)| *n)
+        .expect("cards");
+    let card = Card::from_index(index as u8).expect("a card's index");
+    WireError::new(
+        "TOO_MANY_CARDS",
+        field,
+        format!(
+            "{most} of {card} is more than any pack holds: send each card as many times as \
+             the action uses it (at most 15 of a card)"
+        ),
+    )
 }
 
 /// A list of cards from the wire, in order.
@@ -345,7 +377,12 @@ pub fn rules_from_wire(rules: &v1::RuleSet) -> Result<RuleSpec, WireError> {
     names.sort();
     for name in names {
         spec.options.set(name, &rules.options[name]).map_err(|e| {
-            WireError::new(e.code(), format!("rules.options[{name}]"), e.to_string())
+            // The name is the caller's: quoted cut short, as the message quotes it.
+            WireError::new(
+                e.code(),
+                format!("rules.options[{}]", quoted(name)),
+                e.to_string(),
+            )
         })?;
     }
     Ok(spec)
@@ -1155,6 +1192,40 @@ mod tests {
         assert_eq!(e.field, "view.pile[3]");
         let e = counts_from_wire(&[bad], "hand").unwrap_err();
         assert_eq!(e.field, "hand[0]");
+    }
+
+    // The packed counts stop at 15 of a suited card: a 16th copy was dropped without a word,
+    // and the action read was another than the one sent.
+    #[test]
+    fn a_list_with_more_copies_of_a_card_than_counts_hold_is_refused() {
+        let four = card_to_wire(Card::new(Rank::Four, Suit::Spades));
+        let counts = counts_from_wire(&[four; 15], "cards").unwrap();
+        assert_eq!(counts.count(Card::new(Rank::Four, Suit::Spades)), 15);
+        let mut list = vec![card_to_wire(Card::JOKER); 3];
+        list.extend([four; 16]);
+        let e = counts_from_wire(&list, "action.meld.melds[0].cards").unwrap_err();
+        assert_eq!(
+            (e.reason, e.field.as_str()),
+            ("TOO_MANY_CARDS", "action.meld.melds[0].cards")
+        );
+        assert!(e.message.contains("16 of 4♠"), "{e}");
+        // Jokers count to 255, more than a list may hold.
+        let jokers = counts_from_wire(&[card_to_wire(Card::JOKER); MAX_CARDS], "cards").unwrap();
+        assert_eq!(jokers.len(), MAX_CARDS);
+        // Where counts come in through an action.
+        let meld = v1::Action {
+            kind: Some(v1::action::Kind::Meld(v1::MeldAction {
+                melds: vec![v1::MeldSpec {
+                    meld_index: None,
+                    cards: vec![four; 16],
+                }],
+            })),
+        };
+        let e = action_from_wire(&meld).unwrap_err();
+        assert_eq!(
+            (e.reason, e.field.as_str()),
+            ("TOO_MANY_CARDS", "action.meld.melds[0].cards")
+        );
     }
 
     #[test]

@@ -834,14 +834,7 @@ impl Actor {
         seat: Option<u32>,
         name: String,
     ) -> Result<v1::JoinGameResponse, ApiError> {
-        let name = name.trim().to_string();
-        if name.is_empty() || name.chars().count() > 40 || name.chars().any(char::is_control) {
-            return Err(ApiError::invalid(
-                "BAD_DISPLAY_NAME",
-                "display_name",
-                "a display name has 1 to 40 printable characters",
-            ));
-        }
+        let name = crate::names::display_name(&name)?;
         if self.status == Status::Finished {
             return Err(ApiError::new(
                 Code::FailedPrecondition,

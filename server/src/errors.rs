@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use canasta_engine::quote::quoted;
 use canasta_engine::{RuleError, RulesError, SetupError};
 use canasta_proto::convert::WireError;
 use tonic::{Code, Status};
@@ -55,17 +56,13 @@ impl ApiError {
     pub fn game_not_found(id: &str) -> ApiError {
         // The id is echoed cut short: a huge one would not fit the status trailer, and the
         // client would get a transport error instead of this one.
-        const SHOWN: usize = 64;
-        let shown: String = id.chars().take(SHOWN).collect();
-        let more = if id.chars().nth(SHOWN).is_some() {
-            "…"
-        } else {
-            ""
-        };
         ApiError::new(
             Code::NotFound,
             "GAME_NOT_FOUND",
-            format!("there is no game {shown:?}{more}: list the games with ListGames"),
+            format!(
+                "there is no game {}: list the games with ListGames",
+                quoted(id)
+            ),
         )
     }
 

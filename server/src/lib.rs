@@ -8,8 +8,8 @@
 //! - [`registry`]: the games held: create, restore, find, list.
 //! - [`actor`]: one task per game owning its state, log, seats, time control and watchers.
 //! - [`store`]: SQLite storage with group commit (or memory).
-//! - [`auth`], [`ratelimit`], [`message_limit`], [`errors`], [`metrics`], [`connections`]: one
-//!   concern each.
+//! - [`auth`], [`ratelimit`], [`message_limit`], [`errors`], [`metrics`], [`connections`],
+//!   [`names`]: one concern each.
 //!
 //! [`run`] serves on a listener the caller binds, so tests bind `127.0.0.1:0`; [`open_store`]
 //! and [`serve`] are its two halves, for a caller that must know the database is open before
@@ -22,6 +22,7 @@ pub mod connections;
 pub mod errors;
 pub mod message_limit;
 pub mod metrics;
+pub mod names;
 pub mod ratelimit;
 pub mod registry;
 pub mod service;

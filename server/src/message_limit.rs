@@ -3,6 +3,10 @@
 //! an oversized request costs the server almost nothing. Tonic's refusal (OUT_OF_RANGE with a
 //! plain message) is turned here into the service's own: RESOURCE_EXHAUSTED
 //! `MESSAGE_TOO_LARGE`, with an ErrorInfo and a RetryInfo like every limit.
+//!
+//! Likewise a request that is not protobuf of its type (the codec's INTERNAL, see
+//! [`canasta_proto::codec::decode_error`]): the caller's mistake, INVALID_ARGUMENT
+//! `MALFORMED_MESSAGE`.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -70,7 +74,7 @@ where
                 .and_then(|s| refusal_of(s, limit));
             Ok(match too_large {
                 Some(e) => {
-                    metrics.error("RESOURCE_EXHAUSTED", e.reason);
+                    metrics.error(crate::service::code_name(e.code), e.reason);
                     Status::from(e).into_http()
                 }
                 None => response,
@@ -79,12 +83,37 @@ where
     }
 }
 
-/// The service's refusal for tonic's refusal of a message over `limit` bytes; `None` for any
-/// other status. (A streaming call, such as Play, meets tonic's refusal when it reads the
-/// message, and answers with this.)
+/// The service's refusal for the transport's refusal of a request's message: over `limit`
+/// bytes, or not protobuf of its type; `None` for any other status. (A streaming call, such as
+/// Play, meets the refusal when it reads the message, and answers with this.)
 pub fn refusal_of(status: &Status, limit: usize) -> Option<ApiError> {
+    if let Some(e) = canasta_proto::codec::decode_error(status) {
+        return Some(malformed(e));
+    }
     (status.code() == Code::OutOfRange && status.message().starts_with(TONIC_TOO_LARGE))
         .then(|| too_large(status.message(), limit))
+}
+
+/// The refusal of a request that is not protobuf of its type; `e` says where and why.
+fn malformed(e: &prost::DecodeError) -> ApiError {
+    // prost names the fields it was in, at most 100 deep: a bounded message, kept short.
+    const SHOWN: usize = 300;
+    let why = e.to_string();
+    let why = why
+        .strip_prefix("failed to decode Protobuf message: ")
+        .unwrap_or(&why);
+    let why = match why.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}…", &why[..cut]),
+        None => why.to_string(),
+    };
+    ApiError::new(
+        Code::InvalidArgument,
+        "MALFORMED_MESSAGE",
+        format!(
+            "the request's bytes are not a protobuf message of its type ({why}): encode it with \
+             a protobuf library from proto/canasta/v1/*.proto, or the server's reflection"
+        ),
+    )
 }
 
 /// The refusal of a request over `limit` bytes; `tonic_message` names its size.
@@ -108,6 +137,28 @@ fn too_large(tonic_message: &str, limit: usize) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_decode_error_is_the_caller_s_mistake_with_prost_s_reason() {
+        use prost::Message;
+        let bytes: &[u8] = &[0x1a, 0x02, 0xff, 0xfe];
+        let e = canasta_proto::v1::JoinGameRequest::decode(bytes).unwrap_err();
+        let mut status = Status::internal(e.to_string());
+        status.set_source(std::sync::Arc::new(e));
+        let refusal = refusal_of(&status, 10).expect("a refusal");
+        assert_eq!(
+            (refusal.code, refusal.reason),
+            (Code::InvalidArgument, "MALFORMED_MESSAGE")
+        );
+        assert!(
+            refusal.message.contains(
+                "(JoinGameRequest.display_name: invalid string value: data is not UTF-8 encoded)"
+            ),
+            "{}",
+            refusal.message
+        );
+        assert!(refusal_of(&Status::internal("x"), 10).is_none());
+    }
 
     #[test]
     fn the_refusal_names_the_size_and_the_limit() {

@@ -37,7 +37,7 @@ pub struct Service {
 type WatchStream = Pin<Box<dyn Stream<Item = Result<v1::WatchGameResponse, Status>> + Send>>;
 type PlayStream = Pin<Box<dyn Stream<Item = Result<v1::PlayResponse, Status>> + Send>>;
 
-fn code_name(code: Code) -> &'static str {
+pub(crate) fn code_name(code: Code) -> &'static str {
     match code {
         Code::InvalidArgument => "INVALID_ARGUMENT",
         Code::FailedPrecondition => "FAILED_PRECONDITION",
@@ -562,7 +562,8 @@ impl Plays {
                 format!(
                     "this Play stream plays game {}, not {}: leave game_id empty, or open a \
                      stream for that game",
-                    self.game_id, s.game_id
+                    self.game_id,
+                    canasta_engine::quote::quoted(&s.game_id)
                 ),
             ));
         }

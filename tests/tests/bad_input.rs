@@ -851,6 +851,73 @@ fn join_rows(w: &World) -> Vec<Row> {
             join(None, "A\u{1b}[2J"),
             invalid("BAD_DISPLAY_NAME"),
         ),
+        // Invisible and direction-changing characters make one name look like another.
+        row(
+            "JoinGame: a name with a right-to-left override",
+            Auth::Nobody,
+            join(None, "x\u{202E}nimda"),
+            invalid("BAD_DISPLAY_NAME"),
+        ),
+        row(
+            "JoinGame: a name with a direction isolate",
+            Auth::Nobody,
+            join(None, "Ann\u{2067}B"),
+            invalid("BAD_DISPLAY_NAME"),
+        ),
+        row(
+            "JoinGame: a name with a right-to-left mark",
+            Auth::Nobody,
+            join(None, "Ann\u{200F}"),
+            invalid("BAD_DISPLAY_NAME"),
+        ),
+        row(
+            "JoinGame: a name with a zero-width space",
+            Auth::Nobody,
+            join(None, "An\u{200B}n"),
+            invalid("BAD_DISPLAY_NAME"),
+        ),
+        row(
+            "JoinGame: a name with a byte-order mark",
+            Auth::Nobody,
+            join(None, "\u{FEFF}Ann"),
+            invalid("BAD_DISPLAY_NAME"),
+        ),
+        row(
+            "JoinGame: a name with a soft hyphen",
+            Auth::Nobody,
+            join(None, "An\u{AD}n"),
+            invalid("BAD_DISPLAY_NAME"),
+        ),
+        row(
+            "JoinGame: a name with a variation selector",
+            Auth::Nobody,
+            join(None, "Ann\u{FE0F}"),
+            invalid("BAD_DISPLAY_NAME"),
+        ),
+        row(
+            "JoinGame: a name with a tag character",
+            Auth::Nobody,
+            join(None, "Ann\u{E0041}"),
+            invalid("BAD_DISPLAY_NAME"),
+        ),
+        row(
+            "JoinGame: a name of a Hangul filler",
+            Auth::Nobody,
+            join(None, "\u{3164}"),
+            invalid("BAD_DISPLAY_NAME"),
+        ),
+        row(
+            "JoinGame: a name with a private-use character",
+            Auth::Nobody,
+            join(None, "Ann\u{E000}"),
+            invalid("BAD_DISPLAY_NAME"),
+        ),
+        row(
+            "JoinGame: a name with a line separator",
+            Auth::Nobody,
+            join(None, "Ann\u{2028}B"),
+            invalid("BAD_DISPLAY_NAME"),
+        ),
         row(
             "JoinGame: a name over the size limit",
             Auth::Nobody,
@@ -891,6 +958,15 @@ fn action_cases() -> Vec<(&'static str, Option<v1::Action>, Expect)> {
     let ten_thousand = vec![new_meld("4S 4H Jk"); 10_000];
     vec![
         ("no action", None, invalid("MISSING_FIELD")),
+        // The engine counts at most 15 of a card: a 16th was dropped, and another action read.
+        (
+            "a meld of 16 fours of spades",
+            Some(meld(vec![v1::MeldSpec {
+                meld_index: None,
+                cards: wire(&["4S"; 16].join(" ")),
+            }])),
+            invalid("TOO_MANY_CARDS"),
+        ),
         (
             "a discard of a card not held",
             Some(discard(wire("8D")[0])),
@@ -1269,4 +1345,257 @@ async fn a_huge_message_is_refused_from_its_header() {
         )]
     })
     .await;
+}
+
+// ----- client strings echoed in errors -----
+
+/// A status's message and details (which hold it again) stay small whatever the size of the string it quotes (a
+/// client that limits trailers, 16 KiB in grpc-core, would see a transport error instead).
+fn assert_short(status: &Status, reason_wanted: &str, what: &str) {
+    assert_eq!(status.code(), Code::InvalidArgument, "{what}: {status:?}");
+    assert_eq!(reason(status), reason_wanted, "{what}: {status:?}");
+    // The unknown option's message lists every option's name (some 700 characters).
+    assert!(
+        status.message().len() < 1024,
+        "{what}: a message of {} bytes",
+        status.message().len()
+    );
+    assert!(
+        status.details().len() < 4096,
+        "{what}: details of {} bytes",
+        status.details().len()
+    );
+    assert!(
+        !status.message().contains(&"x".repeat(65)),
+        "{what}: more than 64 characters quoted"
+    );
+}
+
+#[tokio::test]
+async fn option_names_and_values_are_quoted_cut_short() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    for size in [5 << 10, 100 << 10] {
+        let key = long(size);
+        let value = long(size);
+        for (what, options, want) in [
+            ("name", [(key.as_str(), "1")], "UNKNOWN_OPTION"),
+            (
+                "value",
+                [("target_score", value.as_str())],
+                "BAD_OPTION_VALUE",
+            ),
+            (
+                "flag",
+                [("wild_canastas", value.as_str())],
+                "BAD_OPTION_VALUE",
+            ),
+            (
+                "Rasche letter",
+                [("rasche_b", value.as_str())],
+                "BAD_OPTION_VALUE",
+            ),
+        ] {
+            let rule_set = rules(v1::Preset::Official, 2, &options);
+            let created = client
+                .create_game(v1::CreateGameRequest {
+                    rules: Some(rule_set.clone()),
+                    seed: Some(1),
+                    ..Default::default()
+                })
+                .await
+                .expect_err("refused");
+            assert_short(
+                &created,
+                want,
+                &format!("CreateGame, an option {what} of {size}"),
+            );
+            let described = client
+                .describe_rules(v1::DescribeRulesRequest {
+                    rules: Some(rule_set),
+                })
+                .await
+                .expect_err("refused");
+            assert_short(
+                &described,
+                want,
+                &format!("DescribeRules, an option {what} of {size}"),
+            );
+        }
+    }
+    server.stop().await;
+}
+
+// A Play call's `submit` for another game quotes the game id it names.
+#[tokio::test]
+async fn a_play_call_quotes_another_game_s_id_cut_short() {
+    use canasta_tests::play::{PlayCall, watch};
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let game = create(&mut client, 2, 5).await;
+    let tokens = join_all(&mut client, &game).await;
+    let mut call = PlayCall::open(&mut client, Some(&tokens[0]), watch(&game.game_id))
+        .await
+        .expect("the call opens");
+    call.send(v1::PlayRequest {
+        kind: Some(v1::play_request::Kind::Submit(v1::SubmitActionRequest {
+            game_id: long(100 << 10),
+            expected_seq: 0,
+            request_id: "r".into(),
+            action: Some(action(Kind::DrawStock(v1::DrawStockAction {}))),
+        })),
+    })
+    .await;
+    let error = call.result().await.error.expect("refused");
+    assert_eq!(error.reason, "WRONG_GAME");
+    assert!(error.message.len() < 300, "{} bytes", error.message.len());
+    drop(call);
+    server.stop().await;
+}
+
+// ----- bytes that are not a message -----
+
+/// A codec that sends its bytes as they are, and reads back the bytes of each answer.
+#[derive(Clone, Copy, Default)]
+struct Raw;
+
+impl tonic::codec::Codec for Raw {
+    type Encode = Vec<u8>;
+    type Decode = Vec<u8>;
+    type Encoder = Raw;
+    type Decoder = Raw;
+    fn encoder(&mut self) -> Raw {
+        Raw
+    }
+    fn decoder(&mut self) -> Raw {
+        Raw
+    }
+}
+
+impl tonic::codec::Encoder for Raw {
+    type Item = Vec<u8>;
+    type Error = Status;
+    fn encode(
+        &mut self,
+        item: Vec<u8>,
+        buf: &mut tonic::codec::EncodeBuf<'_>,
+    ) -> Result<(), Status> {
+        use prost::bytes::BufMut;
+        buf.put_slice(&item);
+        Ok(())
+    }
+}
+
+impl tonic::codec::Decoder for Raw {
+    type Item = Vec<u8>;
+    type Error = Status;
+    fn decode(&mut self, buf: &mut tonic::codec::DecodeBuf<'_>) -> Result<Option<Vec<u8>>, Status> {
+        use prost::bytes::Buf;
+        Ok(Some(buf.copy_to_bytes(buf.remaining()).to_vec()))
+    }
+}
+
+/// Bytes that no protobuf library reads as a request whose field 1 is a string and field 2 a
+/// number (JoinGame's and SubmitAction's), each with what is wrong.
+fn unreadable() -> Vec<(&'static str, Vec<u8>)> {
+    // An unknown field 15 opening a group, in a group, … 200 deep (prost stops at 100).
+    let mut deep = vec![0x7b; 200];
+    deep.extend([0x7c; 200]);
+    vec![
+        (
+            "invalid UTF-8 in a string field",
+            vec![0x0a, 0x02, 0xff, 0xfe],
+        ),
+        ("a truncated varint", vec![0x10, 0xff]),
+        (
+            "a varint of eleven bytes",
+            [vec![0x10], vec![0xff; 10], vec![0x01]].concat(),
+        ),
+        ("a number where a string is", vec![0x08, 0x01]),
+        ("a length past the end", vec![0x0a, 0x05, 0x01]),
+        ("a field number 0", vec![0x02, 0x00]),
+        ("groups nested 200 deep", deep),
+    ]
+}
+
+fn assert_malformed(status: &Status, what: &str) {
+    assert_eq!(status.code(), Code::InvalidArgument, "{what}: {status:?}");
+    assert_eq!(reason(status), "MALFORMED_MESSAGE", "{what}: {status:?}");
+    assert!(
+        status.message().contains("protobuf"),
+        "{what}: the message says what is wrong: {status:?}"
+    );
+}
+
+#[tokio::test]
+async fn undecodable_request_bytes_are_invalid_argument_with_a_reason() {
+    let w = World::new().await;
+    let channel = channel(w.server.addr).await;
+    for method in [
+        "/canasta.v1.CanastaService/JoinGame",
+        "/canasta.v1.CanastaService/SubmitAction",
+        "/canasta.v1.CanastaService/WatchGame",
+    ] {
+        for (what, bytes) in unreadable() {
+            let mut grpc = tonic::client::Grpc::new(channel.clone());
+            grpc.ready().await.expect("the channel is ready");
+            let path = tonic::codegen::http::uri::PathAndQuery::from_static(method);
+            let request = authed(bytes, &w.tokens[0]);
+            let status = if method.ends_with("WatchGame") {
+                grpc.server_streaming(request, path, Raw).await.map(|_| ())
+            } else {
+                grpc.unary(request, path, Raw).await.map(|_| ())
+            }
+            .expect_err("refused");
+            assert_malformed(&status, &format!("{method}, {what}"));
+        }
+    }
+    w.server.stop().await;
+}
+
+// A Play call reads its messages one by one: one that cannot be read, first or later, ends the
+// call with the same answer as a unary call's.
+#[tokio::test]
+async fn a_play_call_ends_with_invalid_argument_at_an_undecodable_message() {
+    let w = World::new().await;
+    let channel = channel(w.server.addr).await;
+    let watch = v1::PlayRequest {
+        kind: Some(v1::play_request::Kind::Watch(v1::WatchGameRequest {
+            game_id: w.id.clone(),
+            ..Default::default()
+        })),
+    };
+    let good = prost::Message::encode_to_vec(&watch);
+    // `watch` (field 1) or `submit` (field 2) with invalid UTF-8 in its game id.
+    let bad_watch = vec![0x0a, 0x04, 0x0a, 0x02, 0xff, 0xfe];
+    let bad_submit = vec![0x12, 0x04, 0x0a, 0x02, 0xff, 0xfe];
+    for (what, messages) in [
+        ("a first message", vec![bad_watch]),
+        ("a submit after the watch", vec![good.clone(), bad_submit]),
+        (
+            "a truncated varint after the watch",
+            vec![good.clone(), vec![0x12, 0x02, 0x10, 0xff]],
+        ),
+    ] {
+        let mut grpc = tonic::client::Grpc::new(channel.clone());
+        grpc.ready().await.expect("the channel is ready");
+        let path =
+            tonic::codegen::http::uri::PathAndQuery::from_static("/canasta.v1.CanastaService/Play");
+        let request = authed(tokio_stream::iter(messages), &w.tokens[0]);
+        let status = match grpc.streaming(request, path, Raw).await {
+            Err(status) => status,
+            Ok(response) => {
+                let mut responses = response.into_inner();
+                loop {
+                    match responses.message().await {
+                        Ok(Some(_)) => continue,
+                        Ok(None) => panic!("{what}: the call ended without an error"),
+                        Err(status) => break status,
+                    }
+                }
+            }
+        };
+        assert_malformed(&status, what);
+    }
+    w.server.stop().await;
 }
