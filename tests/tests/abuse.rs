@@ -529,15 +529,15 @@ async fn spectators_of_one_address_are_limited() {
     server.stop().await;
 }
 
-// Calls without a token are limited per address: here 3 a second, bursts of 6. Seat calls of
-// a token already seen are not; made-up tokens spend from the address's budget.
+// Calls without a token are limited per address: here 3 a second, bursts of 6. A seat's calls
+// on its own game are not (its token pays); made-up tokens spend from the address's budget.
 #[tokio::test]
 async fn calls_without_a_token_are_limited_per_address() {
     let mut config = Config::for_tests();
     config.address_requests_per_second = 3.0;
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
-    // Create and two joins: 3 calls; the seats' first views: 2 more.
+    // Create and two joins: 3 calls (the seats' views are their tokens').
     let (game, tokens) = started_game(&mut client, 71).await;
     for t in &tokens {
         view(&mut client, &game, t).await;
@@ -572,8 +572,8 @@ async fn calls_without_a_token_are_limited_per_address() {
         passed >= 1 && refused >= 20,
         "{passed} passed, {refused} refused"
     );
-    // Made-up tokens are new: each spends from the address, which is empty, instead of
-    // getting a fresh bucket of its own (each would pass, to be refused by the game).
+    // Made-up tokens hold no seat of the game: each call spends from the address, which is
+    // empty, instead of from a budget of its own (each would pass, to be refused by the game).
     let mut made_up_refused = 0;
     for i in 0..10 {
         let r = client
@@ -598,10 +598,251 @@ async fn calls_without_a_token_are_limited_per_address() {
         made_up_refused >= 8,
         "{made_up_refused} of 10 made-up tokens refused"
     );
-    // The seats keep playing: their tokens, already seen, have buckets of their own.
+    // The seats keep playing: on their own game, their tokens pay.
     for t in &tokens {
         let v = view(&mut client, &game, t).await;
         assert_eq!(v.view.unwrap().status, v1::GameStatus::Playing as i32);
     }
     server.stop().await;
+}
+
+/// A made-up bearer token: 32 random hex digits, as a real one looks.
+fn made_up_token() -> String {
+    format!("{:032x}", rand::random::<u128>())
+}
+
+/// The calls of the service, each as one request.
+#[derive(Clone, Copy, Debug)]
+enum Call {
+    CreateGame,
+    JoinGame,
+    ListGames,
+    DescribeRules,
+    GetGame,
+    GetScores,
+    ExportGame,
+    GetView,
+    WatchGame,
+    CheckAction,
+    SubmitAction,
+    LeaveGame,
+    Play,
+}
+
+/// The calls that name no game (JoinGame names one, but takes a free seat, which no token
+/// holds yet): the address pays for them whatever token they carry.
+const NO_GAME: [Call; 4] = [
+    Call::CreateGame,
+    Call::JoinGame,
+    Call::ListGames,
+    Call::DescribeRules,
+];
+
+/// The calls that name a game: the token pays if it holds a seat of that game.
+const NAMING_A_GAME: [Call; 9] = [
+    Call::GetGame,
+    Call::GetScores,
+    Call::ExportGame,
+    Call::GetView,
+    Call::WatchGame,
+    Call::CheckAction,
+    Call::SubmitAction,
+    Call::LeaveGame,
+    Call::Play,
+];
+
+/// Makes `call` with `token` (or none): on `game`, or, for JoinGame, on `waiting` (a game with
+/// free seats). Ok if the call was answered without a refusal.
+async fn make_call(
+    client: &mut Client,
+    call: Call,
+    game: &str,
+    waiting: &str,
+    token: Option<&str>,
+) -> Result<(), tonic::Status> {
+    let game_id = game.to_string();
+    let action = Some(v1::Action {
+        kind: Some(v1::action::Kind::DrawStock(v1::DrawStockAction {})),
+    });
+    let rules = Some(rules(v1::Preset::Official, 2, &[]));
+    match call {
+        Call::CreateGame => {
+            let r = v1::CreateGameRequest {
+                rules,
+                ..Default::default()
+            };
+            client.create_game(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::JoinGame => {
+            let r = v1::JoinGameRequest {
+                game_id: waiting.to_string(),
+                seat: None,
+                display_name: "joiner".into(),
+            };
+            client.join_game(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::ListGames => {
+            let r = v1::ListGamesRequest::default();
+            client.list_games(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::DescribeRules => {
+            let r = v1::DescribeRulesRequest { rules };
+            client.describe_rules(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::GetGame => {
+            let r = v1::GetGameRequest { game_id };
+            client.get_game(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::GetScores => {
+            let r = v1::GetScoresRequest { game_id };
+            client.get_scores(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::ExportGame => {
+            let r = v1::ExportGameRequest { game_id };
+            client.export_game(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::GetView => {
+            let r = v1::GetViewRequest {
+                game_id,
+                include_actions: false,
+            };
+            client.get_view(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::WatchGame => watch(client, game, token).await.map(|_| ()),
+        Call::CheckAction => {
+            let r = v1::CheckActionRequest { game_id, action };
+            client.check_action(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::SubmitAction => {
+            let r = v1::SubmitActionRequest {
+                game_id,
+                expected_seq: 1,
+                request_id: "never".into(),
+                action,
+            };
+            client.submit_action(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::LeaveGame => {
+            let r = v1::LeaveGameRequest { game_id };
+            client.leave_game(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::Play => {
+            canasta_tests::play::PlayCall::open(client, token, canasta_tests::play::watch(game))
+                .await
+                .map(|_| ())
+        }
+    }
+}
+
+/// Asserts a call was refused for its address's rate, with a wait to retry after: more than
+/// nothing, at most the 1000 s in which the address's one call comes back.
+fn assert_charged_to_the_address(result: Result<(), tonic::Status>, what: &str) {
+    let status = match result {
+        Ok(()) => panic!("{what} passed: it was not charged to the address"),
+        Err(s) => s,
+    };
+    assert_eq!(status.code(), Code::ResourceExhausted, "{what}: {status:?}");
+    assert_exhausted(&status, "RATE_LIMITED", Duration::from_secs(1000));
+    assert!(
+        status.message().contains("address 127.0.0.1"),
+        "{what}: {}",
+        status.message()
+    );
+}
+
+// "Charge the address for every call whose token is not a seat of the game it names." The
+// server holds games made earlier (restored from its database) and allows one call in 1000
+// seconds per address, so that no budget comes back while the test runs: after the address's
+// one call (a made-up token's), the address pays for, and is refused, every call that names no
+// game, names a game that does not exist, or names one its token holds no seat of: made-up
+// tokens (the one that got in, and many more), a seat token of another game, no token. The
+// seats of a game are charged to their own tokens on their game: they keep being answered,
+// though their address has nothing left (players behind one NAT do not spend each other's
+// budget). Before, a made-up token was charged to its address on its first call only, then
+// had a budget of its own; and a seat token new to the server spent from its address.
+#[tokio::test]
+async fn calls_from_no_seat_of_the_game_they_name_are_charged_to_the_address() {
+    let dir = temp_dir("address-pays");
+    let db = dir.join("games.db");
+    let (game, seats, other_seats, waiting) = {
+        let server = TestServer::with_db(&db).await;
+        let mut client = server.client().await;
+        let (game, seats) = started_game(&mut client, 81).await;
+        let (_, other_seats) = started_game(&mut client, 82).await;
+        let waiting = create(&mut client, 2, 83).await.game_id;
+        server.stop().await;
+        (game, seats, other_seats, waiting)
+    };
+    let mut config = Config::for_tests();
+    config.memory = false;
+    config.db = db.clone();
+    config.address_requests_per_second = 0.001;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+
+    // The address's one call: a made-up token reads a game.
+    let first = made_up_token();
+    make_call(&mut client, Call::GetGame, &game, &waiting, Some(&first))
+        .await
+        .expect("the address's one call passes");
+
+    // Now every call the address pays for is refused: the made-up token's again, other
+    // made-up tokens', a seat token's on another game or on none, a spectator's.
+    let mut payers: Vec<(String, Option<String>)> = vec![
+        ("the made-up token that got in".into(), Some(first)),
+        (
+            "a seat token of another game".into(),
+            Some(other_seats[0].clone()),
+        ),
+        ("no token".into(), None),
+    ];
+    for i in 0..8 {
+        payers.push((format!("made-up token {i}"), Some(made_up_token())));
+    }
+    for (who, token) in &payers {
+        for call in NO_GAME.iter().chain(&NAMING_A_GAME) {
+            let result = make_call(&mut client, *call, &game, &waiting, token.as_deref()).await;
+            assert_charged_to_the_address(result, &format!("{call:?} with {who}"));
+        }
+    }
+    // A seat token pays for its own game only: calls naming no game, or a game that does not
+    // exist, are its address's.
+    for call in NO_GAME {
+        let result = make_call(&mut client, call, &game, &waiting, Some(&seats[0])).await;
+        assert_charged_to_the_address(result, &format!("{call:?} with a seat token"));
+    }
+    for call in NAMING_A_GAME {
+        let result = make_call(
+            &mut client,
+            call,
+            "0123456789abcdef",
+            &waiting,
+            Some(&seats[0]),
+        );
+        assert_charged_to_the_address(result.await, &format!("{call:?} of no game"));
+    }
+
+    // The seats, on their own game, are answered: their tokens pay.
+    for token in &seats {
+        for call in NAMING_A_GAME {
+            if matches!(call, Call::LeaveGame) {
+                continue;
+            }
+            match make_call(&mut client, call, &game, &waiting, Some(token)).await {
+                Ok(()) => {}
+                // Answered by the game (not its turn, not finished): not rate limited.
+                Err(s) => assert!(
+                    matches!(
+                        reason(&s).as_str(),
+                        "NOT_YOUR_TURN" | "STALE_SEQ" | "GAME_NOT_FINISHED"
+                    ),
+                    "{call:?} of a seat: {s:?}"
+                ),
+            }
+        }
+    }
+    let v = view(&mut client, &game, &seats[1]).await;
+    assert_eq!(v.view.unwrap().status, v1::GameStatus::Playing as i32);
+    server.stop().await;
+    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
