@@ -51,7 +51,8 @@ fn code_name(code: Code) -> &'static str {
 }
 
 impl Service {
-    /// The service over a registry of games.
+    /// The service over a registry of games. Called on a tokio runtime: it starts the task that
+    /// sweeps the rate limits' idle budgets (until `shutdown`, or until the service is dropped).
     pub fn new(
         registry: Arc<Registry>,
         config: Arc<Config>,
