@@ -1,9 +1,12 @@
-//! Abuse limits under load: a flooding seat token is refused RESOURCE_EXHAUSTED `RATE_LIMITED`
-//! with a RetryInfo and its refused calls change nothing, while another game played at the same
-//! time keeps going at nearly its pace (its median action latency during the flood stays within
-//! a generous bound of the quiet one; the figures are printed);
-//! watch streams are limited per token and, for spectators, per address, and closing a stream
-//! frees its place; calls without a token are limited per address.
+//! Abuse limits under load: a flooding seat token, and made-up tokens flooding every call from
+//! the same address, are refused RESOURCE_EXHAUSTED `RATE_LIMITED` with a RetryInfo (the
+//! made-up tokens' calls, charged to the address, pass no more often than its rate allows) and
+//! their refused calls change nothing, while another game played from that address at the same
+//! time keeps going at nearly its pace (its seats' calls are charged to their tokens; its median
+//! action latency during the flood stays within a generous bound of the quiet one; the figures
+//! are printed); watch streams are limited per token and, for spectators, per address, and
+//! closing a stream frees its place; every call whose token holds no seat of the game it names
+//! is limited per address.
 //!
 //! The normal run takes seconds. A longer run floods for `CANASTA_ABUSE_SECS` seconds while bots
 //! keep playing, and prints the latency figures:
@@ -28,6 +31,9 @@ const BOT_PACE: Duration = Duration::from_millis(10);
 /// The actions the bots play in the normal, bounded run (per phase).
 const BOUNDED_ACTIONS: usize = 50;
 
+/// Requests per second of the address in the flood test (bursts of twice as many).
+const ADDRESS_RATE: f64 = 200.0;
+
 /// Asserts a status is RESOURCE_EXHAUSTED with `reason` and a positive RetryInfo no longer than
 /// `max_delay`; returns the delay.
 fn assert_exhausted(status: &tonic::Status, reason_code: &str, max_delay: Duration) -> Duration {
@@ -51,9 +57,20 @@ async fn started_game(client: &mut Client, seed: u64) -> (String, Vec<String>) {
     (game.game_id, tokens)
 }
 
-/// The game's seq, as a spectator sees it.
-async fn seq_of(client: &mut Client, game_id: &str) -> u64 {
-    summary_of(client, game_id).await.seq
+/// The game's seq, read by one of its seats (`token`), whose token pays for the call: the
+/// address may have no budget left during a flood.
+async fn seq_of(client: &mut Client, game_id: &str, token: &str) -> u64 {
+    let request = v1::GetGameRequest {
+        game_id: game_id.to_string(),
+    };
+    client
+        .get_game(authed(request, token))
+        .await
+        .expect("the game")
+        .into_inner()
+        .game
+        .expect("a summary")
+        .seq
 }
 
 /// The seat view (with legal actions) of `token`.
@@ -141,59 +158,79 @@ fn summary(mut latencies: Vec<Duration>) -> String {
 /// What a flood got back.
 #[derive(Default)]
 struct FloodCounts {
+    /// The seat token's calls.
     passed: AtomicUsize,
     refused: AtomicUsize,
+    /// The made-up tokens' calls (charged to the address).
+    made_up_passed: AtomicUsize,
+    made_up_refused: AtomicUsize,
+    /// Games the made-up tokens' CreateGame calls created.
+    games_created: AtomicUsize,
 }
 
-/// Floods GetView and SubmitAction (a stale one: if it passes the limiter the game refuses
-/// it) with one seat token from `tasks` clients until `stop`; the thread ends when every flood
-/// task has. Every refusal must be RATE_LIMITED with a RetryInfo.
+/// What a flood aims at: a game the flooding seat token holds a seat of, and a game with free
+/// seats (the made-up tokens' JoinGame calls).
+struct FloodTarget {
+    game_id: String,
+    token: String,
+    waiting_id: String,
+}
+
+/// Made-up tokens each flood task of the made-up tokens takes turns with.
+const MADE_UP_TOKENS: usize = 8;
+
+/// Floods until `stop`; the thread ends when every flood task has. `seat_tasks` clients send
+/// GetView and SubmitAction (a stale one: if it passes the limiter the game refuses it) with
+/// one seat token of the game; `made_up_tasks` clients send every call of the service, in
+/// turn, with made-up tokens ([`MADE_UP_TOKENS`] each, in turn), which the address pays for.
+/// Every refusal must be RATE_LIMITED with a RetryInfo.
 ///
 /// The flooding clients run on a runtime of their own, in their own threads, as a flooder on
 /// another machine would: their own work (building, sending and reading calls) is not queued
 /// among the server's tasks, whose latency under the flood is what is measured.
 fn flood(
     server: &TestServer,
-    game_id: &str,
-    token: &str,
-    tasks: usize,
+    target: FloodTarget,
+    (seat_tasks, made_up_tasks): (usize, usize),
     stop: Arc<AtomicBool>,
 ) -> (Arc<FloodCounts>, std::thread::JoinHandle<()>) {
     let counts = Arc::new(FloodCounts::default());
-    let (addr, game_id, token, all_counts) = (
-        server.addr,
-        game_id.to_string(),
-        token.to_string(),
-        counts.clone(),
-    );
+    let (addr, all_counts) = (server.addr, counts.clone());
     let thread = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()
             .expect("the flood's runtime");
-        runtime.block_on(flood_tasks(addr, game_id, token, tasks, stop, all_counts));
+        runtime.block_on(flood_tasks(
+            addr,
+            Arc::new(target),
+            (seat_tasks, made_up_tasks),
+            stop,
+            all_counts,
+        ));
     });
     (counts, thread)
 }
 
 async fn flood_tasks(
     addr: std::net::SocketAddr,
-    game_id: String,
-    token: String,
-    tasks: usize,
+    target: Arc<FloodTarget>,
+    (seat_tasks, made_up_tasks): (usize, usize),
     stop: Arc<AtomicBool>,
     counts: Arc<FloodCounts>,
 ) {
     let mut handles = Vec::new();
-    for _ in 0..tasks {
+    for task in 0..seat_tasks + made_up_tasks {
         let mut client = connect(addr).await;
-        let (game_id, token, stop, counts) = (
-            game_id.to_string(),
-            token.to_string(),
-            stop.clone(),
-            counts.clone(),
-        );
+        let (target, stop, counts) = (target.clone(), stop.clone(), counts.clone());
+        if task >= seat_tasks {
+            handles.push(tokio::spawn(async move {
+                flood_made_up(&mut client, &target, &stop, &counts).await
+            }));
+            continue;
+        }
+        let (game_id, token) = (target.game_id.clone(), target.token.clone());
         handles.push(tokio::spawn(async move {
             let mut i = 0u64;
             while !stop.load(Ordering::Relaxed) {
@@ -246,6 +283,47 @@ async fn flood_tasks(
     }
 }
 
+/// Every call of the service, in turn, with made-up tokens, until `stop`: each must be
+/// refused for the address's rate, or pass it (and be refused by the game, or answered).
+async fn flood_made_up(
+    client: &mut Client,
+    target: &FloodTarget,
+    stop: &AtomicBool,
+    counts: &FloodCounts,
+) {
+    let tokens: Vec<String> = (0..MADE_UP_TOKENS).map(|_| made_up_token()).collect();
+    let calls: Vec<Call> = NO_GAME.iter().chain(&NAMING_A_GAME).copied().collect();
+    let mut i = 0;
+    while !stop.load(Ordering::Relaxed) {
+        let call = calls[i % calls.len()];
+        let token = &tokens[(i / calls.len()) % tokens.len()];
+        i += 1;
+        let result = make_call(
+            client,
+            call,
+            &target.game_id,
+            &target.waiting_id,
+            Some(token),
+        )
+        .await;
+        match result {
+            Err(s) if s.code() == Code::ResourceExhausted => {
+                assert_exhausted(&s, "RATE_LIMITED", Duration::from_secs(1));
+                assert!(s.message().contains("address"), "{call:?}: {s:?}");
+                counts.made_up_refused.fetch_add(1, Ordering::Relaxed);
+            }
+            // Passed the limiter; the game refused it (no seat of the game, the game not
+            // finished, no free seat left) or answered it.
+            result => {
+                if matches!((call, &result), (Call::CreateGame, Ok(()))) {
+                    counts.games_created.fetch_add(1, Ordering::Relaxed);
+                }
+                counts.made_up_passed.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
 // Several threads, so that the flood, the server and the bots run side by side as they would
 // in separate processes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -253,6 +331,9 @@ async fn a_flooding_token_is_refused_and_another_game_keeps_going() {
     let mut config = Config::for_tests();
     // A bot at BOT_PACE makes two requests per action, at most 200 a second: below 300.
     config.requests_per_second = 300.0;
+    // The address of every client here: the bots make their games before the flood (with
+    // room for them in the burst), and the made-up tokens' flood must outrun it.
+    config.address_requests_per_second = ADDRESS_RATE;
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     let long_secs: Option<u64> = std::env::var("CANASTA_ABUSE_SECS")
@@ -271,18 +352,34 @@ async fn a_flooding_token_is_refused_and_another_game_keeps_going() {
     })
     .await;
 
-    // The flooder holds a seat of its own game.
+    // The flooder holds a seat of its own game; its made-up tokens join a waiting game.
     let (flood_game, flood_tokens) = started_game(&mut client, 32).await;
-    let flood_seq = seq_of(&mut client, &flood_game).await;
+    let waiting_id = create(&mut client, 2, 33).await.game_id;
+    let flood_seq = seq_of(&mut client, &flood_game, &flood_tokens[1]).await;
+    // The bots' games (the same deal as the quiet one), made before the flood: while the
+    // made-up tokens flood, the address has nothing left for the bots' CreateGame and JoinGame
+    // (their seats' calls are their tokens').
+    let pool_size = long_secs.map_or(2, |s| 2 * s as usize + 2);
+    let mut pool = Vec::new();
+    for _ in 0..pool_size {
+        pool.push(started_game(&mut client, 31).await);
+    }
     let stop = Arc::new(AtomicBool::new(false));
-    let (counts, flooders) = flood(&server, &flood_game, &flood_tokens[0], 16, stop.clone());
+    let target = FloodTarget {
+        game_id: flood_game.clone(),
+        token: flood_tokens[0].clone(),
+        waiting_id,
+    };
     let flood_start = Instant::now();
+    let (counts, flooders) = flood(&server, target, (16, 8), stop.clone());
 
-    // Meanwhile bots play another game (the same deal as the quiet one).
+    // Meanwhile bots play another game.
     let mut flooded = Vec::new();
     let mut games = 0;
     loop {
-        let (game, tokens) = started_game(&mut client, 31).await;
+        let (game, tokens) = pool
+            .pop()
+            .expect("a game made before the flood is left: make more");
         games += 1;
         let deadline = long_secs.map(|s| flood_start + Duration::from_secs(s));
         let done = flooded.len();
@@ -301,9 +398,13 @@ async fn a_flooding_token_is_refused_and_another_game_keeps_going() {
             break;
         }
     }
-    // A flood slowed by a busy machine may not have outrun its bucket yet: give it time.
+    // A flood slowed by a busy machine may not have outrun its budgets yet: give it time.
     let patience = Instant::now() + Duration::from_secs(10);
-    while counts.refused.load(Ordering::Relaxed) == 0 && Instant::now() < patience {
+    let refused_both = || {
+        counts.refused.load(Ordering::Relaxed) > 0
+            && counts.made_up_refused.load(Ordering::Relaxed) > 0
+    };
+    while !refused_both() && Instant::now() < patience {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     stop.store(true, Ordering::Relaxed);
@@ -317,14 +418,29 @@ async fn a_flooding_token_is_refused_and_another_game_keeps_going() {
     .expect("the flood stops")
     .expect("the joining task")
     .expect("every flood task ends cleanly");
+    // Every call of the made-up tokens came after `flood_start` and before now.
+    let made_up_secs = flood_start.elapsed().as_secs_f64();
     let (passed, refused) = (
         counts.passed.load(Ordering::Relaxed),
         counts.refused.load(Ordering::Relaxed),
+    );
+    let (made_up_passed, made_up_refused, games_created) = (
+        counts.made_up_passed.load(Ordering::Relaxed),
+        counts.made_up_refused.load(Ordering::Relaxed),
+        counts.games_created.load(Ordering::Relaxed),
     );
     println!(
         "flood: {passed} calls passed, {refused} refused RATE_LIMITED in {flood_secs:.2} s \
          ({:.0} calls/s) from one token",
         (passed + refused) as f64 / flood_secs
+    );
+    // What the address may pay for in that time: its burst, and its rate since.
+    let allowed = 2.0 * ADDRESS_RATE + ADDRESS_RATE * made_up_secs;
+    println!(
+        "flood: {made_up_passed} calls passed ({games_created} games created), \
+         {made_up_refused} refused RATE_LIMITED from made-up tokens ({:.0} calls/s), \
+         the address allowing {allowed:.0} in {made_up_secs:.2} s",
+        (made_up_passed + made_up_refused) as f64 / flood_secs
     );
     let (quiet_median, flooded_median) = (median(&quiet), median(&flooded));
     println!("other game without flood: {}", summary(quiet));
@@ -334,6 +450,11 @@ async fn a_flooding_token_is_refused_and_another_game_keeps_going() {
     );
 
     assert!(refused > 0, "the flood was never refused");
+    assert!(made_up_refused > 0, "the made-up tokens were never refused");
+    assert!(
+        made_up_passed as f64 <= allowed + 1.0,
+        "{made_up_passed} calls of made-up tokens passed, the address allowing {allowed:.0}"
+    );
     if long_secs.is_none() {
         assert_eq!(flooded.len(), BOUNDED_ACTIONS, "the other game kept going");
         let bound = flooded_bound(quiet_median);
@@ -344,7 +465,10 @@ async fn a_flooding_token_is_refused_and_another_game_keeps_going() {
         );
     }
     // The flooder's refused and stale calls did not move its game.
-    assert_eq!(seq_of(&mut client, &flood_game).await, flood_seq);
+    assert_eq!(
+        seq_of(&mut client, &flood_game, &flood_tokens[1]).await,
+        flood_seq
+    );
     server.stop().await;
 }
 
@@ -399,7 +523,7 @@ async fn a_refused_action_is_not_applied_and_passes_after_the_delay() {
         .expect_err("the legal action is refused while the token is over its rate");
     let delay = assert_exhausted(&status, "RATE_LIMITED", Duration::from_secs(1));
     assert_eq!(
-        seq_of(&mut client, &game).await,
+        seq_of(&mut client, &game, &tokens[1 - seat]).await,
         seq,
         "a refused call moved the game"
     );
@@ -410,7 +534,10 @@ async fn a_refused_action_is_not_applied_and_passes_after_the_delay() {
         .expect("accepted after the delay")
         .into_inner();
     assert!(accepted.seq > seq);
-    assert_eq!(seq_of(&mut client, &game).await, accepted.seq);
+    assert_eq!(
+        seq_of(&mut client, &game, &tokens[1 - seat]).await,
+        accepted.seq
+    );
     server.stop().await;
 }
 
