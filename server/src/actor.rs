@@ -30,7 +30,7 @@ use prost::Message;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tonic::Code;
 
-use crate::auth::Token;
+use crate::auth::{SeatIds, Token};
 use crate::config::Config;
 use crate::errors::ApiError;
 use crate::metrics::Metrics;
@@ -257,6 +257,8 @@ pub struct GameHandle {
     pub created_ms: i64,
     /// The game's summary, kept current by the actor.
     pub summary: Arc<Mutex<v1::GameSummary>>,
+    /// The fingerprints of the seats' tokens, kept current by the actor.
+    pub seats: Arc<SeatIds>,
     tx: mpsc::Sender<Command>,
 }
 
@@ -359,6 +361,8 @@ pub struct Actor {
     live: Option<broadcast::Sender<Item>>,
     watchers: Arc<Watchers>,
     summary: Arc<Mutex<v1::GameSummary>>,
+    /// The fingerprints of the seats' tokens, for the service (see [`SeatIds`]).
+    seat_ids: Arc<SeatIds>,
     /// The game's place among the unfinished ones (`--max-games`), given up when it finishes.
     slot: Option<GameSlot>,
     store: Store,
@@ -435,6 +439,7 @@ impl Actor {
             live: None,
             watchers: Arc::new(Watchers::default()),
             summary: Arc::new(Mutex::new(v1::GameSummary::default())),
+            seat_ids: Arc::new(SeatIds::default()),
             slot: None,
             store,
             config,
@@ -546,6 +551,7 @@ impl Actor {
             id: self.id.clone(),
             created_ms: self.created_ms,
             summary: self.summary.clone(),
+            seats: self.seat_ids.clone(),
             tx,
         };
         tokio::spawn(self.run(rx));
@@ -698,7 +704,9 @@ impl Actor {
         match kind {
             EntryKind::Join(j) => {
                 let slot = &mut self.seats[j.seat as usize];
-                slot.token = Some(Token::from_stored(j.token.clone()));
+                let token = Token::from_stored(j.token.clone());
+                self.seat_ids.set(j.seat as usize, Some(&token));
+                slot.token = Some(token);
                 slot.name = j.name.clone();
                 self.push(LogKind::Server(v1::game_event::Kind::SeatJoined(
                     v1::SeatJoined {
@@ -719,6 +727,7 @@ impl Actor {
             EntryKind::Leave(l) => {
                 let slot = &mut self.seats[l.seat as usize];
                 slot.token = None;
+                self.seat_ids.set(l.seat as usize, None);
                 // The name is the holder's: a free seat has none.
                 slot.name.clear();
                 // The seat's next holder chooses request ids afresh: none of this holder's
@@ -1616,5 +1625,31 @@ mod tests {
             answers(&mut restored, &tokens, &last).await,
             answers(&mut played, &tokens, &last).await
         );
+    }
+
+    // The service tells a seat's token from any other by the fingerprints the actor keeps:
+    // set when a seat is taken, cleared when it is left, restored with the game.
+    #[tokio::test]
+    async fn the_seats_fingerprints_follow_joins_and_leaves_and_are_restored() {
+        let mut actor = actor();
+        let seats = actor.seat_ids.clone();
+        let first = join(&mut actor, 0).await;
+        assert!(seats.holds(first.id()));
+        assert!(!seats.holds(Token::generate().id()));
+        actor.leave(&first).await.expect("the seat is left");
+        assert!(!seats.holds(first.id()));
+        let second = join(&mut actor, 0).await;
+        let third = join(&mut actor, 1).await;
+        assert!(seats.holds(second.id()) && seats.holds(third.id()));
+        let mut entries = Vec::new();
+        let mut bytes = actor.entry_log.as_slice();
+        while !bytes.is_empty() {
+            entries.push(Entry::decode_length_delimited(&mut bytes).expect("an entry"));
+        }
+        let mut restored = super::tests::actor();
+        restored.replay(&entries).expect("the log replays");
+        let handle = restored.spawn();
+        assert!(handle.seats.holds(second.id()) && handle.seats.holds(third.id()));
+        assert!(!handle.seats.holds(first.id()));
     }
 }

@@ -7,6 +7,7 @@
 
 use std::hash::{BuildHasher, RandomState};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tonic::Code;
 use tonic::metadata::MetadataMap;
@@ -83,6 +84,37 @@ impl Token {
     /// Compares in constant time, so the time a check takes reveals nothing of the secret.
     pub fn matches(&self, other: &Token) -> bool {
         constant_time_eq(self.0.as_bytes(), other.0.as_bytes(), |_| {})
+    }
+}
+
+/// Most seats of a game.
+pub const MAX_SEATS: usize = 6;
+
+/// The fingerprints of the tokens holding a game's seats, kept by the game's actor as seats
+/// are taken and left, and read by the service without asking the actor: a call whose token
+/// holds a seat of the game it names is charged to the token's rate, any other to its
+/// address's (see [`crate::ratelimit`]). A fingerprint decides who pays, never what a token may
+/// do: the actor finds a seat by [`Token::matches`]. (A made-up token sharing a seat's
+/// fingerprint, with probability 2^-64, would share that seat's rate, nothing more.)
+#[derive(Debug, Default)]
+pub struct SeatIds([AtomicU64; MAX_SEATS]);
+
+impl SeatIds {
+    /// 0 says "free"; a fingerprint of 0 is kept as 1 (sharing 1's rate, as above).
+    fn word(id: TokenId) -> u64 {
+        id.0.max(1)
+    }
+
+    /// The seat is held by `token`, or free.
+    pub fn set(&self, seat: usize, token: Option<&Token>) {
+        let word = token.map_or(0, |t| SeatIds::word(t.id()));
+        self.0[seat].store(word, Ordering::Release);
+    }
+
+    /// True if the token of this fingerprint holds a seat.
+    pub fn holds(&self, id: TokenId) -> bool {
+        let word = SeatIds::word(id);
+        self.0.iter().any(|s| s.load(Ordering::Acquire) == word)
     }
 }
 
@@ -207,6 +239,24 @@ mod tests {
         // Lengths are public (every token has 32 digits): a different length fails at once.
         assert!(!a.matches(&Token(format!("{}0", a.as_str()))));
         assert!(visits(real, &a, &Token(format!("{}0", a.as_str()))).is_empty());
+    }
+
+    #[test]
+    fn seat_ids_say_which_tokens_hold_a_seat() {
+        let seats = SeatIds::default();
+        let (a, b) = (Token::generate(), Token::generate());
+        assert!(!seats.holds(a.id()));
+        seats.set(0, Some(&a));
+        seats.set(MAX_SEATS - 1, Some(&b));
+        assert!(seats.holds(a.id()) && seats.holds(b.id()));
+        assert!(seats.holds(Token::from_stored(a.as_str().to_string()).id()));
+        assert!(!seats.holds(Token::generate().id()));
+        seats.set(0, None);
+        assert!(!seats.holds(a.id()) && seats.holds(b.id()));
+        // A fingerprint of 0 is not mistaken for a free seat, nor a free seat for it.
+        assert!(!seats.holds(TokenId(0)));
+        seats.set(1, Some(&a));
+        assert!(seats.holds(a.id()));
     }
 
     #[test]

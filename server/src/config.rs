@@ -54,12 +54,14 @@ pub struct Config {
     #[arg(long, env = "CANASTA_MAX_MESSAGE_BYTES", default_value_t = 1 << 20)]
     pub max_message_bytes: usize,
 
-    /// Requests per second one seat token may make (bursts up to twice as many).
+    /// Requests per second one seat token may make on its own game (bursts up to twice as
+    /// many).
     #[arg(long, env = "CANASTA_REQUESTS_PER_SECOND", default_value_t = 200.0)]
     pub requests_per_second: f64,
 
-    /// Requests per second one IP address may make without a seat token (creating, joining,
-    /// listing, spectating; bursts up to twice as many).
+    /// Requests per second one IP address may make for every call whose token holds no seat
+    /// of the game it names (creating, joining, listing, spectating, made-up tokens; bursts up
+    /// to twice as many).
     #[arg(
         long,
         env = "CANASTA_ADDRESS_REQUESTS_PER_SECOND",

@@ -1,30 +1,42 @@
 //! Abuse limits: request rates and open watch streams per client.
 //!
-//! A client is a seat token, or, for calls without a token (creating, joining, listing and
-//! watching as a spectator), the peer's IP address. Each client has a token bucket refilled at
-//! the configured rate, with bursts of twice the rate; a request over the limit is refused with
-//! RESOURCE_EXHAUSTED (`RATE_LIMITED`) and the time after which one more would pass. Watch
-//! streams are counted per client as well (`TOO_MANY_WATCHERS`), and a stream's place is freed
-//! when it ends.
+//! A call is paid for by its seat token when the token holds a seat of the game the call names
+//! (the service tells, see [`crate::auth::SeatIds`]); every other call (one naming no game,
+//! creating, joining, listing; a spectator's; one whose token holds no seat of the game it
+//! names, made-up tokens included) is paid for by the peer's IP address. Each payer has a
+//! budget refilled at the configured rate, with bursts of twice the rate (GCRA, by the
+//! `governor` crate: keyed, lock-free per key); a request over it is refused with
+//! RESOURCE_EXHAUSTED (`RATE_LIMITED`) and the time after which one more would pass, rounded up
+//! to a whole millisecond. Budgets left full are dropped by [`RequestLimits::sweep`], which
+//! [`keep_swept`] runs every [`SWEEP_PERIOD`]. Watch streams are counted per client as well
+//! (`TOO_MANY_WATCHERS`), and a stream's place is freed when it ends.
 
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::num::NonZeroU32;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 
-use crate::auth::{Token, TokenId};
+use governor::Quota;
+use governor::clock::{Clock, MonotonicClock};
+use governor::middleware::NoOpMiddleware;
+use governor::state::keyed::DashMapStateStore;
+use tokio::sync::watch;
+
+use crate::auth::TokenId;
 use crate::errors::ApiError;
 
-/// Buckets kept before idle ones are dropped.
-const MAX_BUCKETS: usize = 100_000;
+/// How often budgets left full are dropped. A budget is full again `2 / rate` seconds after
+/// its last request (2 s for the default ones); until a sweep it costs a map entry.
+pub const SWEEP_PERIOD: Duration = Duration::from_secs(5);
 
 /// Who a limit applies to.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Client {
     /// A call carrying a seat token, known by its fingerprint.
     Seat(TokenId),
-    /// A call without a token, by the peer's IP address.
+    /// A call paid for by the peer's IP address.
     Address(IpAddr),
 }
 
@@ -33,62 +45,92 @@ impl Client {
     fn describe(&self) -> String {
         match self {
             Client::Seat(_) => "this seat token".to_string(),
-            Client::Address(ip) => format!("address {ip} (calls without a seat token)"),
+            Client::Address(ip) => format!(
+                "address {ip} (calls without a seat token of the game they name: creating, \
+                 joining, listing, spectating, made-up tokens)"
+            ),
         }
     }
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Bucket {
-    tokens: f64,
-    at: Instant,
+/// The quota of `rate` requests per second in bursts of twice as many (at least one): one
+/// request's place comes back every `1 / rate` seconds. Rates are kept within what the quota
+/// can say: at least one request in 1000 seconds, at most one a nanosecond.
+fn quota(rate: f64) -> Quota {
+    let rate = rate.max(0.001);
+    let period = Duration::try_from_secs_f64(1.0 / rate)
+        .unwrap_or(Duration::ZERO)
+        .max(Duration::from_nanos(1));
+    // A float-to-int `as` saturates: a huge burst becomes u32::MAX.
+    let burst = NonZeroU32::new(((rate * 2.0).round() as u32).max(1)).expect("at least 1");
+    Quota::with_period(period)
+        .expect("a positive period")
+        .allow_burst(burst)
 }
 
-/// A request-rate limiter: one token bucket per key.
-#[derive(Debug)]
-pub struct RateLimiter<K = TokenId> {
+/// A wait as a refusal gives it: rounded up to a whole millisecond, and at least one (a wait
+/// that rounds down to nothing would tell the client to retry at once, and be refused again).
+pub fn round_up_to_ms(wait: Duration) -> Duration {
+    let ms = wait.as_nanos().div_ceil(1_000_000).max(1);
+    Duration::from_millis(u64::try_from(ms).unwrap_or(u64::MAX))
+}
+
+type Keyed<K, C> =
+    governor::RateLimiter<K, DashMapStateStore<K>, C, NoOpMiddleware<<C as Clock>::Instant>>;
+
+/// A request-rate limiter: one budget per key.
+pub struct RateLimiter<K: Hash + Eq + Clone, C: Clock = MonotonicClock> {
     rate: f64,
-    burst: f64,
-    buckets: Mutex<HashMap<K, Bucket>>,
+    keyed: Keyed<K, C>,
 }
 
-impl<K: Clone + Eq + Hash> RateLimiter<K> {
+impl<K: Hash + Eq + Clone, C: Clock> std::fmt::Debug for RateLimiter<K, C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RateLimiter")
+            .field("rate", &self.rate)
+            .field("keys", &self.keyed.len())
+            .finish()
+    }
+}
+
+impl<K: Hash + Eq + Clone> RateLimiter<K> {
     /// A limiter allowing `rate` requests per second per key, in bursts of up to twice as many.
     pub fn new(rate: f64) -> RateLimiter<K> {
-        let rate = rate.max(0.001);
+        RateLimiter::with_clock(rate, MonotonicClock)
+    }
+}
+
+impl<K: Hash + Eq + Clone, C: Clock> RateLimiter<K, C> {
+    /// The same, on `clock` (tests drive a fake one).
+    pub fn with_clock(rate: f64, clock: C) -> RateLimiter<K, C> {
         RateLimiter {
             rate,
-            burst: (rate * 2.0).max(1.0),
-            buckets: Mutex::new(HashMap::new()),
+            keyed: governor::RateLimiter::dashmap_with_clock(quota(rate), clock),
         }
     }
 
-    /// Takes one request from the key's bucket, or says how long to wait for the next one.
+    /// Takes one request from the key's budget, or says how long to wait for the next one
+    /// (a whole number of milliseconds, never zero).
     pub fn take(&self, key: &K) -> Result<(), Duration> {
-        let now = Instant::now();
-        let mut buckets = self.buckets.lock().expect("not poisoned");
-        if buckets.len() > MAX_BUCKETS {
-            // Full buckets hold no state worth keeping: a new one starts full too.
-            let (rate, burst) = (self.rate, self.burst);
-            buckets.retain(|_, b| b.tokens + now.duration_since(b.at).as_secs_f64() * rate < burst);
-        }
-        let bucket = buckets.entry(key.clone()).or_insert(Bucket {
-            tokens: self.burst,
-            at: now,
-        });
-        let refilled = bucket.tokens + now.duration_since(bucket.at).as_secs_f64() * self.rate;
-        bucket.tokens = refilled.min(self.burst);
-        bucket.at = now;
-        if bucket.tokens >= 1.0 {
-            bucket.tokens -= 1.0;
-            return Ok(());
-        }
-        Err(Duration::from_secs_f64((1.0 - bucket.tokens) / self.rate))
+        self.keyed
+            .check_key(key)
+            .map_err(|not_until| round_up_to_ms(not_until.wait_time_from(self.keyed.clock().now())))
     }
 
-    /// Whether the key has a bucket: it made a request lately.
-    pub fn knows(&self, key: &K) -> bool {
-        self.buckets.lock().expect("not poisoned").contains_key(key)
+    /// Drops the budgets that are full again (as a new one would be) and gives back the room.
+    pub fn sweep(&self) {
+        self.keyed.retain_recent();
+        self.keyed.shrink_to_fit();
+    }
+
+    /// The keys with a budget of their own (made a request lately).
+    pub fn len(&self) -> usize {
+        self.keyed.len()
+    }
+
+    /// True if no key has a budget of its own.
+    pub fn is_empty(&self) -> bool {
+        self.keyed.is_empty()
     }
 
     /// The requests per second allowed.
@@ -97,22 +139,89 @@ impl<K: Clone + Eq + Hash> RateLimiter<K> {
     }
 }
 
-impl RateLimiter<TokenId> {
-    /// Takes one request from the token's bucket, or refuses it with `RATE_LIMITED`.
-    pub fn check(&self, token: &Token) -> Result<(), ApiError> {
-        self.take(&token.id())
-            .map_err(|wait| rate_limited(&Client::Seat(token.id()), self.rate, wait))
+/// The request rates of the service: one budget per seat token (`--requests-per-second`), one
+/// per address (`--address-requests-per-second`).
+#[derive(Debug)]
+pub struct RequestLimits<C: Clock = MonotonicClock> {
+    tokens: RateLimiter<TokenId, C>,
+    addresses: RateLimiter<IpAddr, C>,
+}
+
+impl RequestLimits {
+    /// Budgets of `per_token` and `per_address` requests per second.
+    pub fn new(per_token: f64, per_address: f64) -> RequestLimits {
+        RequestLimits::with_clock(per_token, per_address, MonotonicClock)
     }
 }
 
-/// RESOURCE_EXHAUSTED `RATE_LIMITED` for a client over its rate, retrying after `wait`.
+impl<C: Clock> RequestLimits<C> {
+    /// The same, on `clock`.
+    pub fn with_clock(per_token: f64, per_address: f64, clock: C) -> RequestLimits<C>
+    where
+        C: Clone,
+    {
+        RequestLimits {
+            tokens: RateLimiter::with_clock(per_token, clock.clone()),
+            addresses: RateLimiter::with_clock(per_address, clock),
+        }
+    }
+
+    /// Charges one request to a seat token, or refuses it with `RATE_LIMITED`.
+    pub fn charge_token(&self, id: TokenId) -> Result<(), ApiError> {
+        self.tokens
+            .take(&id)
+            .map_err(|wait| rate_limited(&Client::Seat(id), self.tokens.rate(), wait))
+    }
+
+    /// Charges one request to an address, or refuses it with `RATE_LIMITED`.
+    pub fn charge_address(&self, ip: IpAddr) -> Result<(), ApiError> {
+        self.addresses
+            .take(&ip)
+            .map_err(|wait| rate_limited(&Client::Address(ip), self.addresses.rate(), wait))
+    }
+
+    /// Drops the budgets that are full again.
+    pub fn sweep(&self) {
+        self.tokens.sweep();
+        self.addresses.sweep();
+    }
+
+    /// The tokens and the addresses with a budget of their own.
+    pub fn keys(&self) -> (usize, usize) {
+        (self.tokens.len(), self.addresses.len())
+    }
+}
+
+/// Sweeps `limits` every [`SWEEP_PERIOD`] until the server stops or drops them: a sweep walks
+/// the budgets a shard of the map at a time, off the requests' path.
+pub async fn keep_swept<C: Clock>(
+    limits: Weak<RequestLimits<C>>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let mut every = tokio::time::interval(SWEEP_PERIOD);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    every.tick().await;
+    loop {
+        tokio::select! {
+            _ = every.tick() => match limits.upgrade() {
+                Some(limits) => limits.sweep(),
+                None => return,
+            },
+            _ = shutdown.wait_for(|stopped| *stopped) => return,
+        }
+    }
+}
+
+/// RESOURCE_EXHAUSTED `RATE_LIMITED` for a client over its rate, retrying after `wait`
+/// (rounded up to a whole millisecond).
 pub fn rate_limited(client: &Client, rate: f64, wait: Duration) -> ApiError {
+    let wait = round_up_to_ms(wait);
     ApiError::exhausted(
         "RATE_LIMITED",
         format!(
             "{} sends more than {rate} requests per second: wait {} ms and retry",
             client.describe(),
-            wait.as_millis().max(1)
+            wait.as_millis()
         ),
         wait,
     )
@@ -191,37 +300,176 @@ impl StreamLimiter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::auth::Token;
+    use governor::clock::FakeRelativeClock;
 
-    #[test]
-    fn bursts_then_limits_then_refills() {
-        let limiter = RateLimiter::new(10.0);
-        let t = Token::generate();
-        for _ in 0..20 {
-            limiter.check(&t).unwrap();
-        }
-        let err = limiter.check(&t).unwrap_err();
-        assert_eq!(err.reason, "RATE_LIMITED");
-        assert!(err.retry_after.unwrap() <= Duration::from_millis(100));
-        assert!(!err.message.contains(t.as_str()), "the token never shows");
-        // Another token has its own bucket.
-        limiter.check(&Token::generate()).unwrap();
-        std::thread::sleep(Duration::from_millis(120));
-        limiter.check(&t).unwrap();
+    fn fake_limiter<K: Hash + Eq + Clone>(
+        rate: f64,
+    ) -> (RateLimiter<K, FakeRelativeClock>, FakeRelativeClock) {
+        let clock = FakeRelativeClock::default();
+        (RateLimiter::with_clock(rate, clock.clone()), clock)
     }
 
     #[test]
-    fn addresses_have_their_own_buckets() {
-        let limiter: RateLimiter<IpAddr> = RateLimiter::new(1.0);
-        let a: IpAddr = "192.0.2.1".parse().unwrap();
-        let b: IpAddr = "192.0.2.2".parse().unwrap();
-        assert_eq!(limiter.take(&a), Ok(()));
-        assert_eq!(limiter.take(&a), Ok(()));
-        let wait = limiter.take(&a).unwrap_err();
-        assert!(wait > Duration::from_millis(900) && wait <= Duration::from_secs(1));
-        assert_eq!(limiter.take(&b), Ok(()));
-        let err = rate_limited(&Client::Address(a), limiter.rate(), wait);
+    fn bursts_then_limits_then_refills() {
+        let clock = FakeRelativeClock::default();
+        let limits = RequestLimits::with_clock(10.0, 1.0, clock.clone());
+        let t = Token::generate();
+        for _ in 0..20 {
+            limits.charge_token(t.id()).unwrap();
+        }
+        let err = limits.charge_token(t.id()).unwrap_err();
         assert_eq!(err.reason, "RATE_LIMITED");
+        assert_eq!(err.retry_after, Some(Duration::from_millis(100)));
+        assert!(!err.message.contains(t.as_str()), "the token never shows");
+        assert!(err.message.contains("wait 100 ms"), "{}", err.message);
+        // Another token has its own budget.
+        limits.charge_token(Token::generate().id()).unwrap();
+        // One place comes back every 100 ms, not before.
+        clock.advance(Duration::from_millis(99));
+        assert_eq!(
+            limits.charge_token(t.id()).unwrap_err().retry_after,
+            Some(Duration::from_millis(1))
+        );
+        clock.advance(Duration::from_millis(1));
+        limits.charge_token(t.id()).unwrap();
+        assert!(limits.charge_token(t.id()).is_err());
+        // A full burst comes back in 2 s.
+        clock.advance(Duration::from_secs(2));
+        for _ in 0..20 {
+            limits.charge_token(t.id()).unwrap();
+        }
+        assert!(limits.charge_token(t.id()).is_err());
+    }
+
+    #[test]
+    fn addresses_have_their_own_budgets() {
+        let clock = FakeRelativeClock::default();
+        let limits = RequestLimits::with_clock(1000.0, 1.0, clock.clone());
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let b: IpAddr = "2001:db8::1".parse().unwrap();
+        limits.charge_address(a).unwrap();
+        limits.charge_address(a).unwrap();
+        let err = limits.charge_address(a).unwrap_err();
+        assert_eq!(err.reason, "RATE_LIMITED");
+        assert_eq!(err.retry_after, Some(Duration::from_secs(1)));
         assert!(err.message.contains("192.0.2.1"), "{}", err.message);
+        limits.charge_address(b).unwrap();
+        clock.advance(Duration::from_secs(1));
+        limits.charge_address(a).unwrap();
+        assert!(limits.charge_address(a).is_err());
+    }
+
+    // The hand-rolled buckets said "retry after 0 ns" when the wait left was below what their
+    // float arithmetic kept. A wait is now rounded up to a whole millisecond and never zero,
+    // however little of it is left.
+    #[test]
+    fn a_wait_is_rounded_up_to_a_millisecond_and_never_zero() {
+        // 3 a second: a place every 333.333333 ms, which no whole number of ms is.
+        let (limiter, clock) = fake_limiter::<u32>(3.0);
+        for _ in 0..6 {
+            limiter.take(&7).unwrap();
+        }
+        assert_eq!(limiter.take(&7), Err(Duration::from_millis(334)));
+        for left in [333_333_000u64, 333_333_332] {
+            let (limiter, clock) = fake_limiter::<u32>(3.0);
+            for _ in 0..6 {
+                limiter.take(&7).unwrap();
+            }
+            clock.advance(Duration::from_nanos(left));
+            assert_eq!(
+                limiter.take(&7),
+                Err(Duration::from_millis(1)),
+                "{left} ns gone"
+            );
+        }
+        clock.advance(Duration::from_nanos(333_333_334));
+        limiter.take(&7).unwrap();
+        assert_eq!(round_up_to_ms(Duration::ZERO), Duration::from_millis(1));
+        assert_eq!(
+            round_up_to_ms(Duration::from_nanos(1)),
+            Duration::from_millis(1)
+        );
+        assert_eq!(
+            round_up_to_ms(Duration::from_micros(5_001)),
+            Duration::from_millis(6)
+        );
+        assert_eq!(
+            round_up_to_ms(Duration::from_millis(5)),
+            Duration::from_millis(5)
+        );
+        let err = rate_limited(&Client::Address([192, 0, 2, 1].into()), 3.0, Duration::ZERO);
+        assert_eq!(err.retry_after, Some(Duration::from_millis(1)));
+        assert!(err.message.contains("wait 1 ms"), "{}", err.message);
+    }
+
+    #[test]
+    fn rates_below_one_and_far_above_still_make_a_quota() {
+        // Half a request a second: a burst of one, then one every 2 s.
+        let (limiter, clock) = fake_limiter::<u32>(0.5);
+        limiter.take(&1).unwrap();
+        assert_eq!(limiter.take(&1), Err(Duration::from_secs(2)));
+        clock.advance(Duration::from_secs(2));
+        limiter.take(&1).unwrap();
+        // The tests' per-address rate: a million a second, bursts of two million.
+        let q = quota(1e6);
+        assert_eq!(q.replenish_interval(), Duration::from_micros(1));
+        assert_eq!(q.burst_size().get(), 2_000_000);
+        // Nothing panics at the ends.
+        for rate in [0.0, -1.0, f64::NAN, 1e-9, 1e12, f64::INFINITY] {
+            let q = quota(rate);
+            assert!(q.replenish_interval() >= Duration::from_nanos(1), "{rate}");
+            assert!(
+                q.replenish_interval() <= Duration::from_secs(1000),
+                "{rate}"
+            );
+        }
+    }
+
+    // Budgets are dropped once they are full again (a new one would be the same), so the maps
+    // hold the keys of the last seconds only; a budget still spent is kept.
+    #[test]
+    fn a_sweep_drops_the_budgets_that_are_full_again() {
+        let clock = FakeRelativeClock::default();
+        let limits = RequestLimits::with_clock(10.0, 1.0, clock.clone());
+        for i in 0..1000u32 {
+            limits
+                .charge_address(IpAddr::from(i.to_be_bytes()))
+                .unwrap();
+            limits.charge_token(Token::generate().id()).unwrap();
+        }
+        assert_eq!(limits.keys(), (1000, 1000));
+        limits.sweep();
+        assert_eq!(limits.keys(), (1000, 1000), "all spent a moment ago");
+        clock.advance(Duration::from_secs(3));
+        let busy: IpAddr = "192.0.2.9".parse().unwrap();
+        limits.charge_address(busy).unwrap();
+        limits.charge_address(busy).unwrap();
+        limits.sweep();
+        assert_eq!(limits.keys(), (0, 1));
+        // The kept budget still holds what it spent.
+        assert!(limits.charge_address(busy).is_err());
+    }
+
+    // The sweeper ends with the server, and when the limits are dropped.
+    #[tokio::test(start_paused = true)]
+    async fn the_sweeper_runs_until_the_limits_go() {
+        let clock = FakeRelativeClock::default();
+        let limits = Arc::new(RequestLimits::with_clock(10.0, 1.0, clock.clone()));
+        let (_stop, stopped) = watch::channel(false);
+        let sweeper = tokio::spawn(keep_swept(Arc::downgrade(&limits), stopped));
+        limits.charge_address("192.0.2.1".parse().unwrap()).unwrap();
+        clock.advance(Duration::from_secs(3));
+        tokio::time::sleep(SWEEP_PERIOD + Duration::from_millis(1)).await;
+        assert_eq!(limits.keys(), (0, 0));
+        drop(limits);
+        tokio::time::sleep(SWEEP_PERIOD).await;
+        assert!(sweeper.is_finished());
+        let (stop, stopped) = watch::channel(false);
+        let limits = Arc::new(RequestLimits::new(1.0, 1.0));
+        let sweeper = tokio::spawn(keep_swept(Arc::downgrade(&limits), stopped));
+        stop.send(true).unwrap();
+        sweeper.await.unwrap();
     }
 
     #[test]

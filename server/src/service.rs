@@ -14,20 +14,19 @@ use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Code, Request, Response, Status};
 
-use crate::actor::{Command, Item, PromptItem, Subscription};
-use crate::auth::{Token, require_token, token_of};
+use crate::actor::{Command, GameHandle, Item, PromptItem, Subscription};
+use crate::auth::{Token, TokenId, require_token, token_of};
 use crate::config::Config;
 use crate::errors::ApiError;
 use crate::metrics::Metrics;
-use crate::ratelimit::{Client, RateLimiter, StreamLimiter, StreamSlot, rate_limited};
+use crate::ratelimit::{Client, RequestLimits, StreamLimiter, StreamSlot, keep_swept};
 use crate::registry::Registry;
 
 /// The `canasta.v1.CanastaService` implementation.
 pub struct Service {
     registry: Arc<Registry>,
-    limiter: Arc<RateLimiter>,
-    /// Calls without a seat token, by peer address.
-    address_limiter: RateLimiter<IpAddr>,
+    /// Request rates, by seat token and by address (who pays for what: [`Service::charge`]).
+    limits: Arc<RequestLimits>,
     streams: StreamLimiter,
     config: Arc<Config>,
     metrics: Arc<Metrics>,
@@ -52,17 +51,22 @@ pub(crate) fn code_name(code: Code) -> &'static str {
 }
 
 impl Service {
-    /// The service over a registry of games.
+    /// The service over a registry of games. Called on a tokio runtime: it starts the task that
+    /// sweeps the rate limits' idle budgets (until `shutdown`, or until the service is dropped).
     pub fn new(
         registry: Arc<Registry>,
         config: Arc<Config>,
         metrics: Arc<Metrics>,
         shutdown: watch::Receiver<bool>,
     ) -> Service {
+        let limits = Arc::new(RequestLimits::new(
+            config.requests_per_second,
+            config.address_requests_per_second,
+        ));
+        tokio::spawn(keep_swept(Arc::downgrade(&limits), shutdown.clone()));
         Service {
             registry,
-            limiter: Arc::new(RateLimiter::new(config.requests_per_second)),
-            address_limiter: RateLimiter::new(config.address_requests_per_second),
+            limits,
             streams: StreamLimiter::new(
                 config.max_watchers_per_token,
                 config.max_watchers_per_address,
@@ -79,10 +83,10 @@ impl Service {
         e.into()
     }
 
-    /// The checks every request passes (its size was checked by the transport, see
-    /// [`crate::message_limit`]): the server is not stopping, the token's form and the token's
-    /// rate; a call without a token, or with a token not seen before, spends from its
-    /// address's rate (so made-up tokens buy no fresh budget).
+    /// The checks every request passes first (its size was checked by the transport, see
+    /// [`crate::message_limit`]): the server is not stopping, and the token's form (a
+    /// malformed one is charged to the address). The rate is charged once the call's game is
+    /// known: [`Service::admit_to_game`], [`Service::admit_no_game`].
     fn admit<T>(&self, request: &Request<T>) -> Result<Option<Token>, ApiError> {
         if *self.shutdown.borrow() {
             return Err(ApiError::new(
@@ -92,32 +96,82 @@ impl Service {
                  retry against the restarted server",
             ));
         }
-        let token = token_of(request.metadata())?;
-        let new_token = token.as_ref().is_some_and(|t| !self.limiter.knows(&t.id()));
-        if (token.is_none() || new_token)
-            && let Some(ip) = request.remote_addr().map(|a| a.ip())
-        {
-            self.address_limiter.take(&ip).map_err(|wait| {
-                rate_limited(&Client::Address(ip), self.address_limiter.rate(), wait)
-            })?;
+        token_of(request.metadata()).map_err(|e| {
+            // Refused anyway: the address pays for the refusal (or is refused for its rate).
+            self.charge(peer(request), None, None).err().unwrap_or(e)
+        })
+    }
+
+    /// Charges a call to whoever pays for it: the token's rate if the token holds a seat of
+    /// the game the call names; the address's otherwise (a call naming no game, or a game
+    /// that does not exist; a spectator's; a token of another game; a made-up token). So
+    /// made-up tokens buy no budget of their own, and players behind one address (a NAT) do
+    /// not spend each other's on their own games. Whether the token holds a seat is read from
+    /// the game's seat fingerprints ([`crate::auth::SeatIds`]): no round-trip to the actor.
+    fn charge(
+        &self,
+        peer: Option<IpAddr>,
+        token: Option<&Token>,
+        game: Option<&GameHandle>,
+    ) -> Result<(), ApiError> {
+        if let (Some(token), Some(game)) = (token, game) {
+            let id = token.id();
+            if game.seats.holds(id) {
+                return self.limits.charge_token(id);
+            }
         }
-        if let Some(t) = &token {
-            self.limiter.check(t)?;
+        match peer {
+            Some(ip) => self.limits.charge_address(ip),
+            // Not over a socket (the service called in process): nothing to key a rate by.
+            None => Ok(()),
         }
-        Ok(token)
+    }
+
+    /// Admits a call that names no game (creating, listing, describing rules, joining a free
+    /// seat): the address pays, whatever token the call carries.
+    fn admit_no_game<T>(&self, request: &Request<T>) -> Result<(), ApiError> {
+        self.admit(request)?;
+        self.charge(peer(request), None, None)
+    }
+
+    /// Admits a call naming the game `game_id` and finds the game: the token pays if it holds
+    /// one of its seats, the address otherwise (also when there is no such game: the refusal
+    /// comes after the charge).
+    fn admit_to_game<T>(
+        &self,
+        request: &Request<T>,
+        game_id: &str,
+    ) -> Result<(Option<Token>, GameHandle), ApiError> {
+        let token = self.admit(request)?;
+        let game = self.registry.get(game_id);
+        self.charge(peer(request), token.as_ref(), game.as_ref().ok())?;
+        Ok((token, game?))
+    }
+
+    /// As [`Service::admit_to_game`], for a call that acts for a seat and needs a token.
+    fn seat_call<T>(
+        &self,
+        request: &Request<T>,
+        game_id: &str,
+    ) -> Result<(Token, GameHandle), ApiError> {
+        let (token, game) = self.admit_to_game(request, game_id)?;
+        let token = token.ok_or_else(|| {
+            require_token(request.metadata()).expect_err("the request has no token")
+        })?;
+        Ok((token, game))
     }
 
     /// A place for one more watch stream of the caller: per token, or per address for a
     /// spectator.
-    fn stream_slot<T>(
+    fn stream_slot(
         &self,
-        request: &Request<T>,
+        peer: Option<IpAddr>,
         token: &Option<Token>,
     ) -> Result<Option<StreamSlot>, ApiError> {
         let client = match token {
             Some(t) => Client::Seat(t.id()),
-            None => match request.remote_addr() {
-                Some(a) => Client::Address(a.ip()),
+            None => match peer {
+                Some(ip) => Client::Address(ip),
                 None => return Ok(None),
             },
         };
@@ -147,11 +201,11 @@ impl Service {
         };
         tokio::spawn(watch.run())
     }
+}
 
-    fn seat_token<T>(&self, request: &Request<T>) -> Result<Token, ApiError> {
-        self.admit(request)?;
-        require_token(request.metadata())
-    }
+/// The peer's IP address, if the call came over a socket.
+fn peer<T>(request: &Request<T>) -> Option<IpAddr> {
+    request.remote_addr().map(|a| a.ip())
 }
 
 #[tonic::async_trait]
@@ -160,7 +214,7 @@ impl CanastaService for Service {
         &self,
         request: Request<v1::CreateGameRequest>,
     ) -> Result<Response<v1::CreateGameResponse>, Status> {
-        self.admit(&request).map_err(|e| self.fail(e))?;
+        self.admit_no_game(&request).map_err(|e| self.fail(e))?;
         let game = self
             .registry
             .create(request.into_inner())
@@ -173,7 +227,7 @@ impl CanastaService for Service {
         &self,
         request: Request<v1::ListGamesRequest>,
     ) -> Result<Response<v1::ListGamesResponse>, Status> {
-        self.admit(&request).map_err(|e| self.fail(e))?;
+        self.admit_no_game(&request).map_err(|e| self.fail(e))?;
         let r = request.into_inner();
         let status = v1::GameStatus::try_from(r.status).map_err(|_| {
             self.fail(ApiError::invalid(
@@ -193,10 +247,8 @@ impl CanastaService for Service {
         &self,
         request: Request<v1::GetGameRequest>,
     ) -> Result<Response<v1::GetGameResponse>, Status> {
-        self.admit(&request).map_err(|e| self.fail(e))?;
-        let handle = self
-            .registry
-            .get(&request.get_ref().game_id)
+        let (_, handle) = self
+            .admit_to_game(&request, &request.get_ref().game_id)
             .map_err(|e| self.fail(e))?;
         Ok(Response::new(v1::GetGameResponse {
             game: Some(handle.summary()),
@@ -207,7 +259,8 @@ impl CanastaService for Service {
         &self,
         request: Request<v1::JoinGameRequest>,
     ) -> Result<Response<v1::JoinGameResponse>, Status> {
-        self.admit(&request).map_err(|e| self.fail(e))?;
+        // Joining takes a free seat: no token holds it yet, the address pays.
+        self.admit_no_game(&request).map_err(|e| self.fail(e))?;
         let r = request.into_inner();
         let handle = self.registry.get(&r.game_id).map_err(|e| self.fail(e))?;
         let joined = handle
@@ -225,10 +278,8 @@ impl CanastaService for Service {
         &self,
         request: Request<v1::LeaveGameRequest>,
     ) -> Result<Response<v1::LeaveGameResponse>, Status> {
-        let token = self.seat_token(&request).map_err(|e| self.fail(e))?;
-        let handle = self
-            .registry
-            .get(&request.get_ref().game_id)
+        let (token, handle) = self
+            .seat_call(&request, &request.get_ref().game_id)
             .map_err(|e| self.fail(e))?;
         handle
             .ask(|reply| Command::Leave { token, reply })
@@ -241,9 +292,10 @@ impl CanastaService for Service {
         &self,
         request: Request<v1::GetViewRequest>,
     ) -> Result<Response<v1::GetViewResponse>, Status> {
-        let token = self.admit(&request).map_err(|e| self.fail(e))?;
+        let (token, handle) = self
+            .admit_to_game(&request, &request.get_ref().game_id)
+            .map_err(|e| self.fail(e))?;
         let r = request.into_inner();
-        let handle = self.registry.get(&r.game_id).map_err(|e| self.fail(e))?;
         let view = handle
             .ask(|reply| Command::View {
                 token,
@@ -259,9 +311,10 @@ impl CanastaService for Service {
         &self,
         request: Request<v1::SubmitActionRequest>,
     ) -> Result<Response<v1::SubmitActionResponse>, Status> {
-        let token = self.seat_token(&request).map_err(|e| self.fail(e))?;
+        let (token, handle) = self
+            .seat_call(&request, &request.get_ref().game_id)
+            .map_err(|e| self.fail(e))?;
         let r = request.into_inner();
-        let handle = self.registry.get(&r.game_id).map_err(|e| self.fail(e))?;
         let answer = submit_to(&handle, token, r, true)
             .await
             .map_err(|e| self.fail(e))?;
@@ -272,9 +325,10 @@ impl CanastaService for Service {
         &self,
         request: Request<v1::CheckActionRequest>,
     ) -> Result<Response<v1::CheckActionResponse>, Status> {
-        let token = self.seat_token(&request).map_err(|e| self.fail(e))?;
+        let (token, handle) = self
+            .seat_call(&request, &request.get_ref().game_id)
+            .map_err(|e| self.fail(e))?;
         let r = request.into_inner();
-        let handle = self.registry.get(&r.game_id).map_err(|e| self.fail(e))?;
         let action = r.action.ok_or_else(|| {
             self.fail(ApiError::invalid(
                 "MISSING_FIELD",
@@ -310,12 +364,13 @@ impl CanastaService for Service {
         &self,
         request: Request<v1::WatchGameRequest>,
     ) -> Result<Response<WatchStream>, Status> {
-        let token = self.admit(&request).map_err(|e| self.fail(e))?;
+        let (token, handle) = self
+            .admit_to_game(&request, &request.get_ref().game_id)
+            .map_err(|e| self.fail(e))?;
         let slot = self
-            .stream_slot(&request, &token)
+            .stream_slot(peer(&request), &token)
             .map_err(|e| self.fail(e))?;
         let r = request.into_inner();
-        let handle = self.registry.get(&r.game_id).map_err(|e| self.fail(e))?;
         let sub = handle
             .ask(|reply| Command::Subscribe {
                 token,
@@ -338,16 +393,19 @@ impl CanastaService for Service {
         &self,
         request: Request<tonic::Streaming<v1::PlayRequest>>,
     ) -> Result<Response<PlayStream>, Status> {
-        let token = self.seat_token(&request).map_err(|e| self.fail(e))?;
-        let slot = self
-            .stream_slot(&request, &Some(token.clone()))
-            .map_err(|e| self.fail(e))?;
+        self.admit(&request).map_err(|e| self.fail(e))?;
+        let token = require_token(request.metadata())
+            .map_err(|e| self.fail(self.charge(peer(&request), None, None).err().unwrap_or(e)))?;
+        let peer = peer(&request);
         let mut requests = request.into_inner();
+        // The game is named by the opening: the call is charged once it has come (to the
+        // token if it holds a seat of that game, as any call naming a game).
         let opening = match requests.message().await? {
             Some(v1::PlayRequest {
                 kind: Some(v1::play_request::Kind::Watch(w)),
             }) => w,
             _ => {
+                self.charge(peer, None, None).map_err(|e| self.fail(e))?;
                 return Err(self.fail(ApiError::invalid(
                     "PLAY_NOT_OPENED",
                     "watch",
@@ -356,9 +414,12 @@ impl CanastaService for Service {
                 )));
             }
         };
-        let handle = self
-            .registry
-            .get(&opening.game_id)
+        let game = self.registry.get(&opening.game_id);
+        self.charge(peer, Some(&token), game.as_ref().ok())
+            .map_err(|e| self.fail(e))?;
+        let handle = game.map_err(|e| self.fail(e))?;
+        let slot = self
+            .stream_slot(peer, &Some(token.clone()))
             .map_err(|e| self.fail(e))?;
         let sub = handle
             .ask(|reply| Command::Subscribe {
@@ -375,8 +436,9 @@ impl CanastaService for Service {
         let plays = Plays {
             game_id: opening.game_id,
             handle,
+            token_id: token.id(),
             token,
-            limiter: self.limiter.clone(),
+            limits: self.limits.clone(),
             metrics: self.metrics.clone(),
             send_timeout: self.config.watch_send_timeout(),
             max_message_bytes: self.config.max_message_bytes,
@@ -390,10 +452,8 @@ impl CanastaService for Service {
         &self,
         request: Request<v1::GetScoresRequest>,
     ) -> Result<Response<v1::GetScoresResponse>, Status> {
-        self.admit(&request).map_err(|e| self.fail(e))?;
-        let handle = self
-            .registry
-            .get(&request.get_ref().game_id)
+        let (_, handle) = self
+            .admit_to_game(&request, &request.get_ref().game_id)
             .map_err(|e| self.fail(e))?;
         let scores = handle
             .ask(|reply| Command::Scores { reply })
@@ -406,10 +466,8 @@ impl CanastaService for Service {
         &self,
         request: Request<v1::ExportGameRequest>,
     ) -> Result<Response<v1::ExportGameResponse>, Status> {
-        self.admit(&request).map_err(|e| self.fail(e))?;
-        let handle = self
-            .registry
-            .get(&request.get_ref().game_id)
+        let (_, handle) = self
+            .admit_to_game(&request, &request.get_ref().game_id)
             .map_err(|e| self.fail(e))?;
         let record = handle
             .ask(|reply| Command::Export { reply })
@@ -424,7 +482,7 @@ impl CanastaService for Service {
         &self,
         request: Request<v1::DescribeRulesRequest>,
     ) -> Result<Response<v1::DescribeRulesResponse>, Status> {
-        self.admit(&request).map_err(|e| self.fail(e))?;
+        self.admit_no_game(&request).map_err(|e| self.fail(e))?;
         let rules = request.into_inner().rules.ok_or_else(|| {
             self.fail(ApiError::invalid(
                 "MISSING_FIELD",
@@ -461,9 +519,11 @@ impl CanastaService for Service {
 /// the watch side ends (the call then ends).
 struct Plays {
     game_id: String,
-    handle: crate::actor::GameHandle,
+    handle: GameHandle,
     token: Token,
-    limiter: Arc<RateLimiter>,
+    /// The token's fingerprint (computed once: each action is charged to it).
+    token_id: TokenId,
+    limits: Arc<RequestLimits>,
     metrics: Arc<Metrics>,
     /// How long a result waits for the client to make room (as the watch side waits).
     send_timeout: std::time::Duration,
@@ -554,7 +614,8 @@ impl Plays {
 
     /// What SubmitAction does with the action, for this stream's seat and game.
     async fn submit(&self, s: v1::SubmitActionRequest) -> Result<u64, ApiError> {
-        self.limiter.check(&self.token)?;
+        // The stream was opened by a seat of its game: its actions are the token's to pay.
+        self.limits.charge_token(self.token_id)?;
         if !s.game_id.is_empty() && s.game_id != self.game_id {
             return Err(ApiError::invalid(
                 "WRONG_GAME",

@@ -1,9 +1,12 @@
-//! Abuse limits under load: a flooding seat token is refused RESOURCE_EXHAUSTED `RATE_LIMITED`
-//! with a RetryInfo and its refused calls change nothing, while another game played at the same
-//! time keeps going at nearly its pace (its median action latency during the flood stays within
-//! a generous bound of the quiet one; the figures are printed);
-//! watch streams are limited per token and, for spectators, per address, and closing a stream
-//! frees its place; calls without a token are limited per address.
+//! Abuse limits under load: a flooding seat token, and made-up tokens flooding every call from
+//! the same address, are refused RESOURCE_EXHAUSTED `RATE_LIMITED` with a RetryInfo (the
+//! made-up tokens' calls, charged to the address, pass no more often than its rate allows) and
+//! their refused calls change nothing, while another game played from that address at the same
+//! time keeps going at nearly its pace (its seats' calls are charged to their tokens; its median
+//! action latency during the flood stays within a generous bound of the quiet one; the figures
+//! are printed); watch streams are limited per token and, for spectators, per address, and
+//! closing a stream frees its place; every call whose token holds no seat of the game it names
+//! is limited per address.
 //!
 //! The normal run takes seconds. A longer run floods for `CANASTA_ABUSE_SECS` seconds while bots
 //! keep playing, and prints the latency figures:
@@ -28,6 +31,9 @@ const BOT_PACE: Duration = Duration::from_millis(10);
 /// The actions the bots play in the normal, bounded run (per phase).
 const BOUNDED_ACTIONS: usize = 50;
 
+/// Requests per second of the address in the flood test (bursts of twice as many).
+const ADDRESS_RATE: f64 = 200.0;
+
 /// Asserts a status is RESOURCE_EXHAUSTED with `reason` and a positive RetryInfo no longer than
 /// `max_delay`; returns the delay.
 fn assert_exhausted(status: &tonic::Status, reason_code: &str, max_delay: Duration) -> Duration {
@@ -51,9 +57,20 @@ async fn started_game(client: &mut Client, seed: u64) -> (String, Vec<String>) {
     (game.game_id, tokens)
 }
 
-/// The game's seq, as a spectator sees it.
-async fn seq_of(client: &mut Client, game_id: &str) -> u64 {
-    summary_of(client, game_id).await.seq
+/// The game's seq, read by one of its seats (`token`), whose token pays for the call: the
+/// address may have no budget left during a flood.
+async fn seq_of(client: &mut Client, game_id: &str, token: &str) -> u64 {
+    let request = v1::GetGameRequest {
+        game_id: game_id.to_string(),
+    };
+    client
+        .get_game(authed(request, token))
+        .await
+        .expect("the game")
+        .into_inner()
+        .game
+        .expect("a summary")
+        .seq
 }
 
 /// The seat view (with legal actions) of `token`.
@@ -141,59 +158,79 @@ fn summary(mut latencies: Vec<Duration>) -> String {
 /// What a flood got back.
 #[derive(Default)]
 struct FloodCounts {
+    /// The seat token's calls.
     passed: AtomicUsize,
     refused: AtomicUsize,
+    /// The made-up tokens' calls (charged to the address).
+    made_up_passed: AtomicUsize,
+    made_up_refused: AtomicUsize,
+    /// Games the made-up tokens' CreateGame calls created.
+    games_created: AtomicUsize,
 }
 
-/// Floods GetView and SubmitAction (a stale one: if it passes the limiter the game refuses
-/// it) with one seat token from `tasks` clients until `stop`; the thread ends when every flood
-/// task has. Every refusal must be RATE_LIMITED with a RetryInfo.
+/// What a flood aims at: a game the flooding seat token holds a seat of, and a game with free
+/// seats (the made-up tokens' JoinGame calls).
+struct FloodTarget {
+    game_id: String,
+    token: String,
+    waiting_id: String,
+}
+
+/// Made-up tokens each flood task of the made-up tokens takes turns with.
+const MADE_UP_TOKENS: usize = 8;
+
+/// Floods until `stop`; the thread ends when every flood task has. `seat_tasks` clients send
+/// GetView and SubmitAction (a stale one: if it passes the limiter the game refuses it) with
+/// one seat token of the game; `made_up_tasks` clients send every call of the service, in
+/// turn, with made-up tokens ([`MADE_UP_TOKENS`] each, in turn), which the address pays for.
+/// Every refusal must be RATE_LIMITED with a RetryInfo.
 ///
 /// The flooding clients run on a runtime of their own, in their own threads, as a flooder on
 /// another machine would: their own work (building, sending and reading calls) is not queued
 /// among the server's tasks, whose latency under the flood is what is measured.
 fn flood(
     server: &TestServer,
-    game_id: &str,
-    token: &str,
-    tasks: usize,
+    target: FloodTarget,
+    (seat_tasks, made_up_tasks): (usize, usize),
     stop: Arc<AtomicBool>,
 ) -> (Arc<FloodCounts>, std::thread::JoinHandle<()>) {
     let counts = Arc::new(FloodCounts::default());
-    let (addr, game_id, token, all_counts) = (
-        server.addr,
-        game_id.to_string(),
-        token.to_string(),
-        counts.clone(),
-    );
+    let (addr, all_counts) = (server.addr, counts.clone());
     let thread = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()
             .expect("the flood's runtime");
-        runtime.block_on(flood_tasks(addr, game_id, token, tasks, stop, all_counts));
+        runtime.block_on(flood_tasks(
+            addr,
+            Arc::new(target),
+            (seat_tasks, made_up_tasks),
+            stop,
+            all_counts,
+        ));
     });
     (counts, thread)
 }
 
 async fn flood_tasks(
     addr: std::net::SocketAddr,
-    game_id: String,
-    token: String,
-    tasks: usize,
+    target: Arc<FloodTarget>,
+    (seat_tasks, made_up_tasks): (usize, usize),
     stop: Arc<AtomicBool>,
     counts: Arc<FloodCounts>,
 ) {
     let mut handles = Vec::new();
-    for _ in 0..tasks {
+    for task in 0..seat_tasks + made_up_tasks {
         let mut client = connect(addr).await;
-        let (game_id, token, stop, counts) = (
-            game_id.to_string(),
-            token.to_string(),
-            stop.clone(),
-            counts.clone(),
-        );
+        let (target, stop, counts) = (target.clone(), stop.clone(), counts.clone());
+        if task >= seat_tasks {
+            handles.push(tokio::spawn(async move {
+                flood_made_up(&mut client, &target, &stop, &counts).await
+            }));
+            continue;
+        }
+        let (game_id, token) = (target.game_id.clone(), target.token.clone());
         handles.push(tokio::spawn(async move {
             let mut i = 0u64;
             while !stop.load(Ordering::Relaxed) {
@@ -246,6 +283,47 @@ async fn flood_tasks(
     }
 }
 
+/// Every call of the service, in turn, with made-up tokens, until `stop`: each must be
+/// refused for the address's rate, or pass it (and be refused by the game, or answered).
+async fn flood_made_up(
+    client: &mut Client,
+    target: &FloodTarget,
+    stop: &AtomicBool,
+    counts: &FloodCounts,
+) {
+    let tokens: Vec<String> = (0..MADE_UP_TOKENS).map(|_| made_up_token()).collect();
+    let calls: Vec<Call> = NO_GAME.iter().chain(&NAMING_A_GAME).copied().collect();
+    let mut i = 0;
+    while !stop.load(Ordering::Relaxed) {
+        let call = calls[i % calls.len()];
+        let token = &tokens[(i / calls.len()) % tokens.len()];
+        i += 1;
+        let result = make_call(
+            client,
+            call,
+            &target.game_id,
+            &target.waiting_id,
+            Some(token),
+        )
+        .await;
+        match result {
+            Err(s) if s.code() == Code::ResourceExhausted => {
+                assert_exhausted(&s, "RATE_LIMITED", Duration::from_secs(1));
+                assert!(s.message().contains("address"), "{call:?}: {s:?}");
+                counts.made_up_refused.fetch_add(1, Ordering::Relaxed);
+            }
+            // Passed the limiter; the game refused it (no seat of the game, the game not
+            // finished, no free seat left) or answered it.
+            result => {
+                if matches!((call, &result), (Call::CreateGame, Ok(()))) {
+                    counts.games_created.fetch_add(1, Ordering::Relaxed);
+                }
+                counts.made_up_passed.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
 // Several threads, so that the flood, the server and the bots run side by side as they would
 // in separate processes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -253,6 +331,9 @@ async fn a_flooding_token_is_refused_and_another_game_keeps_going() {
     let mut config = Config::for_tests();
     // A bot at BOT_PACE makes two requests per action, at most 200 a second: below 300.
     config.requests_per_second = 300.0;
+    // The address of every client here: the bots make their games before the flood (with
+    // room for them in the burst), and the made-up tokens' flood must outrun it.
+    config.address_requests_per_second = ADDRESS_RATE;
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     let long_secs: Option<u64> = std::env::var("CANASTA_ABUSE_SECS")
@@ -271,18 +352,34 @@ async fn a_flooding_token_is_refused_and_another_game_keeps_going() {
     })
     .await;
 
-    // The flooder holds a seat of its own game.
+    // The flooder holds a seat of its own game; its made-up tokens join a waiting game.
     let (flood_game, flood_tokens) = started_game(&mut client, 32).await;
-    let flood_seq = seq_of(&mut client, &flood_game).await;
+    let waiting_id = create(&mut client, 2, 33).await.game_id;
+    let flood_seq = seq_of(&mut client, &flood_game, &flood_tokens[1]).await;
+    // The bots' games (the same deal as the quiet one), made before the flood: while the
+    // made-up tokens flood, the address has nothing left for the bots' CreateGame and JoinGame
+    // (their seats' calls are their tokens').
+    let pool_size = long_secs.map_or(2, |s| 2 * s as usize + 2);
+    let mut pool = Vec::new();
+    for _ in 0..pool_size {
+        pool.push(started_game(&mut client, 31).await);
+    }
     let stop = Arc::new(AtomicBool::new(false));
-    let (counts, flooders) = flood(&server, &flood_game, &flood_tokens[0], 16, stop.clone());
+    let target = FloodTarget {
+        game_id: flood_game.clone(),
+        token: flood_tokens[0].clone(),
+        waiting_id,
+    };
     let flood_start = Instant::now();
+    let (counts, flooders) = flood(&server, target, (16, 8), stop.clone());
 
-    // Meanwhile bots play another game (the same deal as the quiet one).
+    // Meanwhile bots play another game.
     let mut flooded = Vec::new();
     let mut games = 0;
     loop {
-        let (game, tokens) = started_game(&mut client, 31).await;
+        let (game, tokens) = pool
+            .pop()
+            .expect("a game made before the flood is left: make more");
         games += 1;
         let deadline = long_secs.map(|s| flood_start + Duration::from_secs(s));
         let done = flooded.len();
@@ -301,9 +398,13 @@ async fn a_flooding_token_is_refused_and_another_game_keeps_going() {
             break;
         }
     }
-    // A flood slowed by a busy machine may not have outrun its bucket yet: give it time.
+    // A flood slowed by a busy machine may not have outrun its budgets yet: give it time.
     let patience = Instant::now() + Duration::from_secs(10);
-    while counts.refused.load(Ordering::Relaxed) == 0 && Instant::now() < patience {
+    let refused_both = || {
+        counts.refused.load(Ordering::Relaxed) > 0
+            && counts.made_up_refused.load(Ordering::Relaxed) > 0
+    };
+    while !refused_both() && Instant::now() < patience {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     stop.store(true, Ordering::Relaxed);
@@ -317,14 +418,29 @@ async fn a_flooding_token_is_refused_and_another_game_keeps_going() {
     .expect("the flood stops")
     .expect("the joining task")
     .expect("every flood task ends cleanly");
+    // Every call of the made-up tokens came after `flood_start` and before now.
+    let made_up_secs = flood_start.elapsed().as_secs_f64();
     let (passed, refused) = (
         counts.passed.load(Ordering::Relaxed),
         counts.refused.load(Ordering::Relaxed),
+    );
+    let (made_up_passed, made_up_refused, games_created) = (
+        counts.made_up_passed.load(Ordering::Relaxed),
+        counts.made_up_refused.load(Ordering::Relaxed),
+        counts.games_created.load(Ordering::Relaxed),
     );
     println!(
         "flood: {passed} calls passed, {refused} refused RATE_LIMITED in {flood_secs:.2} s \
          ({:.0} calls/s) from one token",
         (passed + refused) as f64 / flood_secs
+    );
+    // What the address may pay for in that time: its burst, and its rate since.
+    let allowed = 2.0 * ADDRESS_RATE + ADDRESS_RATE * made_up_secs;
+    println!(
+        "flood: {made_up_passed} calls passed ({games_created} games created), \
+         {made_up_refused} refused RATE_LIMITED from made-up tokens ({:.0} calls/s), \
+         the address allowing {allowed:.0} in {made_up_secs:.2} s",
+        (made_up_passed + made_up_refused) as f64 / flood_secs
     );
     let (quiet_median, flooded_median) = (median(&quiet), median(&flooded));
     println!("other game without flood: {}", summary(quiet));
@@ -334,6 +450,11 @@ async fn a_flooding_token_is_refused_and_another_game_keeps_going() {
     );
 
     assert!(refused > 0, "the flood was never refused");
+    assert!(made_up_refused > 0, "the made-up tokens were never refused");
+    assert!(
+        made_up_passed as f64 <= allowed + 1.0,
+        "{made_up_passed} calls of made-up tokens passed, the address allowing {allowed:.0}"
+    );
     if long_secs.is_none() {
         assert_eq!(flooded.len(), BOUNDED_ACTIONS, "the other game kept going");
         let bound = flooded_bound(quiet_median);
@@ -344,7 +465,10 @@ async fn a_flooding_token_is_refused_and_another_game_keeps_going() {
         );
     }
     // The flooder's refused and stale calls did not move its game.
-    assert_eq!(seq_of(&mut client, &flood_game).await, flood_seq);
+    assert_eq!(
+        seq_of(&mut client, &flood_game, &flood_tokens[1]).await,
+        flood_seq
+    );
     server.stop().await;
 }
 
@@ -399,7 +523,7 @@ async fn a_refused_action_is_not_applied_and_passes_after_the_delay() {
         .expect_err("the legal action is refused while the token is over its rate");
     let delay = assert_exhausted(&status, "RATE_LIMITED", Duration::from_secs(1));
     assert_eq!(
-        seq_of(&mut client, &game).await,
+        seq_of(&mut client, &game, &tokens[1 - seat]).await,
         seq,
         "a refused call moved the game"
     );
@@ -410,7 +534,10 @@ async fn a_refused_action_is_not_applied_and_passes_after_the_delay() {
         .expect("accepted after the delay")
         .into_inner();
     assert!(accepted.seq > seq);
-    assert_eq!(seq_of(&mut client, &game).await, accepted.seq);
+    assert_eq!(
+        seq_of(&mut client, &game, &tokens[1 - seat]).await,
+        accepted.seq
+    );
     server.stop().await;
 }
 
@@ -529,15 +656,15 @@ async fn spectators_of_one_address_are_limited() {
     server.stop().await;
 }
 
-// Calls without a token are limited per address: here 3 a second, bursts of 6. Seat calls of
-// a token already seen are not; made-up tokens spend from the address's budget.
+// Calls without a token are limited per address: here 3 a second, bursts of 6. A seat's calls
+// on its own game are not (its token pays); made-up tokens spend from the address's budget.
 #[tokio::test]
 async fn calls_without_a_token_are_limited_per_address() {
     let mut config = Config::for_tests();
     config.address_requests_per_second = 3.0;
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
-    // Create and two joins: 3 calls; the seats' first views: 2 more.
+    // Create and two joins: 3 calls (the seats' views are their tokens').
     let (game, tokens) = started_game(&mut client, 71).await;
     for t in &tokens {
         view(&mut client, &game, t).await;
@@ -572,8 +699,8 @@ async fn calls_without_a_token_are_limited_per_address() {
         passed >= 1 && refused >= 20,
         "{passed} passed, {refused} refused"
     );
-    // Made-up tokens are new: each spends from the address, which is empty, instead of
-    // getting a fresh bucket of its own (each would pass, to be refused by the game).
+    // Made-up tokens hold no seat of the game: each call spends from the address, which is
+    // empty, instead of from a budget of its own (each would pass, to be refused by the game).
     let mut made_up_refused = 0;
     for i in 0..10 {
         let r = client
@@ -598,10 +725,251 @@ async fn calls_without_a_token_are_limited_per_address() {
         made_up_refused >= 8,
         "{made_up_refused} of 10 made-up tokens refused"
     );
-    // The seats keep playing: their tokens, already seen, have buckets of their own.
+    // The seats keep playing: on their own game, their tokens pay.
     for t in &tokens {
         let v = view(&mut client, &game, t).await;
         assert_eq!(v.view.unwrap().status, v1::GameStatus::Playing as i32);
     }
     server.stop().await;
+}
+
+/// A made-up bearer token: 32 random hex digits, as a real one looks.
+fn made_up_token() -> String {
+    format!("{:032x}", rand::random::<u128>())
+}
+
+/// The calls of the service, each as one request.
+#[derive(Clone, Copy, Debug)]
+enum Call {
+    CreateGame,
+    JoinGame,
+    ListGames,
+    DescribeRules,
+    GetGame,
+    GetScores,
+    ExportGame,
+    GetView,
+    WatchGame,
+    CheckAction,
+    SubmitAction,
+    LeaveGame,
+    Play,
+}
+
+/// The calls that name no game (JoinGame names one, but takes a free seat, which no token
+/// holds yet): the address pays for them whatever token they carry.
+const NO_GAME: [Call; 4] = [
+    Call::CreateGame,
+    Call::JoinGame,
+    Call::ListGames,
+    Call::DescribeRules,
+];
+
+/// The calls that name a game: the token pays if it holds a seat of that game.
+const NAMING_A_GAME: [Call; 9] = [
+    Call::GetGame,
+    Call::GetScores,
+    Call::ExportGame,
+    Call::GetView,
+    Call::WatchGame,
+    Call::CheckAction,
+    Call::SubmitAction,
+    Call::LeaveGame,
+    Call::Play,
+];
+
+/// Makes `call` with `token` (or none): on `game`, or, for JoinGame, on `waiting` (a game with
+/// free seats). Ok if the call was answered without a refusal.
+async fn make_call(
+    client: &mut Client,
+    call: Call,
+    game: &str,
+    waiting: &str,
+    token: Option<&str>,
+) -> Result<(), tonic::Status> {
+    let game_id = game.to_string();
+    let action = Some(v1::Action {
+        kind: Some(v1::action::Kind::DrawStock(v1::DrawStockAction {})),
+    });
+    let rules = Some(rules(v1::Preset::Official, 2, &[]));
+    match call {
+        Call::CreateGame => {
+            let r = v1::CreateGameRequest {
+                rules,
+                ..Default::default()
+            };
+            client.create_game(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::JoinGame => {
+            let r = v1::JoinGameRequest {
+                game_id: waiting.to_string(),
+                seat: None,
+                display_name: "joiner".into(),
+            };
+            client.join_game(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::ListGames => {
+            let r = v1::ListGamesRequest::default();
+            client.list_games(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::DescribeRules => {
+            let r = v1::DescribeRulesRequest { rules };
+            client.describe_rules(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::GetGame => {
+            let r = v1::GetGameRequest { game_id };
+            client.get_game(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::GetScores => {
+            let r = v1::GetScoresRequest { game_id };
+            client.get_scores(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::ExportGame => {
+            let r = v1::ExportGameRequest { game_id };
+            client.export_game(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::GetView => {
+            let r = v1::GetViewRequest {
+                game_id,
+                include_actions: false,
+            };
+            client.get_view(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::WatchGame => watch(client, game, token).await.map(|_| ()),
+        Call::CheckAction => {
+            let r = v1::CheckActionRequest { game_id, action };
+            client.check_action(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::SubmitAction => {
+            let r = v1::SubmitActionRequest {
+                game_id,
+                expected_seq: 1,
+                request_id: "never".into(),
+                action,
+            };
+            client.submit_action(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::LeaveGame => {
+            let r = v1::LeaveGameRequest { game_id };
+            client.leave_game(as_viewer(r, token)).await.map(|_| ())
+        }
+        Call::Play => {
+            canasta_tests::play::PlayCall::open(client, token, canasta_tests::play::watch(game))
+                .await
+                .map(|_| ())
+        }
+    }
+}
+
+/// Asserts a call was refused for its address's rate, with a wait to retry after: more than
+/// nothing, at most the 1000 s in which the address's one call comes back.
+fn assert_charged_to_the_address(result: Result<(), tonic::Status>, what: &str) {
+    let status = match result {
+        Ok(()) => panic!("{what} passed: it was not charged to the address"),
+        Err(s) => s,
+    };
+    assert_eq!(status.code(), Code::ResourceExhausted, "{what}: {status:?}");
+    assert_exhausted(&status, "RATE_LIMITED", Duration::from_secs(1000));
+    assert!(
+        status.message().contains("address 127.0.0.1"),
+        "{what}: {}",
+        status.message()
+    );
+}
+
+// "Charge the address for every call whose token is not a seat of the game it names." The
+// server holds games made earlier (restored from its database) and allows one call in 1000
+// seconds per address, so that no budget comes back while the test runs: after the address's
+// one call (a made-up token's), the address pays for, and is refused, every call that names no
+// game, names a game that does not exist, or names one its token holds no seat of: made-up
+// tokens (the one that got in, and many more), a seat token of another game, no token. The
+// seats of a game are charged to their own tokens on their game: they keep being answered,
+// though their address has nothing left (players behind one NAT do not spend each other's
+// budget). Before, a made-up token was charged to its address on its first call only, then
+// had a budget of its own; and a seat token new to the server spent from its address.
+#[tokio::test]
+async fn calls_from_no_seat_of_the_game_they_name_are_charged_to_the_address() {
+    let dir = temp_dir("address-pays");
+    let db = dir.join("games.db");
+    let (game, seats, other_seats, waiting) = {
+        let server = TestServer::with_db(&db).await;
+        let mut client = server.client().await;
+        let (game, seats) = started_game(&mut client, 81).await;
+        let (_, other_seats) = started_game(&mut client, 82).await;
+        let waiting = create(&mut client, 2, 83).await.game_id;
+        server.stop().await;
+        (game, seats, other_seats, waiting)
+    };
+    let mut config = Config::for_tests();
+    config.memory = false;
+    config.db = db.clone();
+    config.address_requests_per_second = 0.001;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+
+    // The address's one call: a made-up token reads a game.
+    let first = made_up_token();
+    make_call(&mut client, Call::GetGame, &game, &waiting, Some(&first))
+        .await
+        .expect("the address's one call passes");
+
+    // Now every call the address pays for is refused: the made-up token's again, other
+    // made-up tokens', a seat token's on another game or on none, a spectator's.
+    let mut payers: Vec<(String, Option<String>)> = vec![
+        ("the made-up token that got in".into(), Some(first)),
+        (
+            "a seat token of another game".into(),
+            Some(other_seats[0].clone()),
+        ),
+        ("no token".into(), None),
+    ];
+    for i in 0..8 {
+        payers.push((format!("made-up token {i}"), Some(made_up_token())));
+    }
+    for (who, token) in &payers {
+        for call in NO_GAME.iter().chain(&NAMING_A_GAME) {
+            let result = make_call(&mut client, *call, &game, &waiting, token.as_deref()).await;
+            assert_charged_to_the_address(result, &format!("{call:?} with {who}"));
+        }
+    }
+    // A seat token pays for its own game only: calls naming no game, or a game that does not
+    // exist, are its address's.
+    for call in NO_GAME {
+        let result = make_call(&mut client, call, &game, &waiting, Some(&seats[0])).await;
+        assert_charged_to_the_address(result, &format!("{call:?} with a seat token"));
+    }
+    for call in NAMING_A_GAME {
+        let result = make_call(
+            &mut client,
+            call,
+            "0123456789abcdef",
+            &waiting,
+            Some(&seats[0]),
+        );
+        assert_charged_to_the_address(result.await, &format!("{call:?} of no game"));
+    }
+
+    // The seats, on their own game, are answered: their tokens pay.
+    for token in &seats {
+        for call in NAMING_A_GAME {
+            if matches!(call, Call::LeaveGame) {
+                continue;
+            }
+            match make_call(&mut client, call, &game, &waiting, Some(token)).await {
+                Ok(()) => {}
+                // Answered by the game (not its turn, not finished): not rate limited.
+                Err(s) => assert!(
+                    matches!(
+                        reason(&s).as_str(),
+                        "NOT_YOUR_TURN" | "STALE_SEQ" | "GAME_NOT_FINISHED"
+                    ),
+                    "{call:?} of a seat: {s:?}"
+                ),
+            }
+        }
+    }
+    let v = view(&mut client, &game, &seats[1]).await;
+    assert_eq!(v.view.unwrap().status, v1::GameStatus::Playing as i32);
+    server.stop().await;
+    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
