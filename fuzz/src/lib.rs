@@ -173,3 +173,11 @@ pub fn seat(u: &mut Unstructured<'_>, game: &Game) -> Result<Seat> {
         _ => Seat(u.arbitrary()?),
     })
 }
+
+/// The bodies of the fuzz targets, one module each, so that the project's test suite replays
+/// their corpus without libFuzzer (tests/tests/fuzz_corpus.rs).
+pub mod targets {
+    pub mod apply_actions;
+    pub mod convert;
+    pub mod notation;
+}
