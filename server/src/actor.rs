@@ -1964,4 +1964,87 @@ mod time_control_tests {
         assert_eq!(run_out(&mut restored, 500).await, 1);
         assert_eq!(restored.entry_log, actor.entry_log);
     }
+
+    /// A log sink for one test.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().expect("not poisoned").extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    // A seat that is gone while the other plays: its time-outs are all counted in the metrics
+    // but logged at most once a minute (the first one at once), with the number left out.
+    #[tokio::test(start_paused = true)]
+    async fn time_outs_are_logged_at_most_once_a_minute_per_game() {
+        let captured = Captured::default();
+        let sink = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || sink.clone())
+            .with_ansi(false)
+            .finish();
+        let _guard = tracing::subscriber::set_default(subscriber);
+
+        let (mut actor, tokens) = seated(2, 1000).await;
+        let started = tokio::time::Instant::now();
+        let mut bot = GreedyBot::new();
+        let mut timeouts = 0;
+        for n in 0..2000 {
+            if actor.status != Status::Playing || timeouts == 300 {
+                break;
+            }
+            match actor.game.to_act() {
+                Some(Seat(0)) => {
+                    let view = actor.game.view(Viewer::Seat(Seat(0)));
+                    let legal = actor.game.legal().expect("choices");
+                    let action = action_to_wire(&bot.choose(&view, &legal));
+                    actor
+                        .submit(&tokens[0], actor.seq(), format!("r{n}"), &action, false)
+                        .await
+                        .expect("the bot's action is applied");
+                }
+                _ => timeouts += run_out(&mut actor, 1).await,
+            }
+        }
+        assert!(timeouts >= 120, "{timeouts} time-outs");
+        // Seat 0 plays: the match is not abandoned.
+        assert_ne!(actor.result().end, v1::MatchEndKind::Abandoned as i32);
+        let text = String::from_utf8(captured.0.lock().expect("not poisoned").clone())
+            .expect("UTF-8 lines");
+        let lines: Vec<&str> = text.lines().filter(|l| l.contains("timed out")).collect();
+        let minutes = started.elapsed().as_secs() / 60;
+        assert!(
+            !lines.is_empty() && lines.len() as u64 <= minutes + 1,
+            "{} lines in {minutes} minutes for {timeouts} time-outs",
+            lines.len()
+        );
+        // The lines count the time-outs they leave out: with the first, all of them.
+        let told: usize = lines
+            .iter()
+            .map(|l| {
+                let n = l.split("unlogged=").nth(1).expect("a count");
+                1 + n
+                    .split(' ')
+                    .next()
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .expect("a number")
+            })
+            .sum();
+        assert!(
+            told <= timeouts && timeouts - told < 60,
+            "{told} of {timeouts}"
+        );
+        assert!(
+            actor
+                .metrics
+                .render()
+                .contains(&format!("canasta_timeouts_total {timeouts}\n"))
+        );
+    }
 }
