@@ -569,8 +569,8 @@ async fn a_timed_game_is_back_where_it_was_after_a_restart() {
 // A move budget outside the server's bounds (by default 1 000 ms to a day) is refused at
 // CreateGame, INVALID_ARGUMENT BAD_TIME_CONTROL naming the field and the bounds, and no game is
 // made; the bounds themselves and 0 (no time control) are taken. Before the bounds, a budget
-// of 1 ms made a game whose fallback bot played for ever, and one of u64::MAX ms stopped the
-// game's task at its start (the deadline overflowed the clock).
+// of 1 ms made a game whose fallback bot played for ever, and one of u64::MAX ms a game whose
+// absent seat held it unfinished for ever.
 #[tokio::test]
 async fn move_budgets_outside_the_servers_bounds_are_refused() {
     // The defaults (for_tests lowers the floor; server/src/config.rs checks the defaults).
@@ -632,7 +632,10 @@ async fn a_match_nobody_plays_is_abandoned_and_stays_so_after_a_restart() {
             .iter()
             .filter(|e| matches!(e.kind, Some(Ev::TimedOut(_))))
             .count();
-        assert!(timeouts <= 100, "{timeouts} time-outs and the match goes on");
+        assert!(
+            timeouts <= 100,
+            "{timeouts} time-outs and the match goes on"
+        );
     }
     let timeouts = got
         .iter()
