@@ -135,13 +135,14 @@ async fn bot_command(args: BotArgs) -> Result<(), String> {
         });
         println!("{json}");
     } else {
-        println!(
-            "the match is over: side {} wins; scores {:?}",
-            result
-                .winner_side
-                .map_or("?".to_string(), |s| s.to_string()),
-            result.totals
-        );
+        let who = match result.winner_side {
+            Some(s) => format!("side {s} wins"),
+            None if result.end == canasta_proto::v1::MatchEndKind::Abandoned as i32 => {
+                "abandoned, no seat played: no side wins".to_string()
+            }
+            None => "side ? wins".to_string(),
+        };
+        println!("the match is over: {who}; scores {:?}", result.totals);
     }
     Ok(())
 }

@@ -239,9 +239,15 @@ pub fn event(style: &Style, e: &v1::GameEvent, names: &[String]) -> Option<Strin
         }
         Kind::MatchEnded(m) => {
             let r = m.result.clone().unwrap_or_default();
+            let who = match r.winner_side {
+                Some(s) => format!("side {s} wins"),
+                None if r.end == v1::MatchEndKind::Abandoned as i32 => {
+                    "abandoned, no seat played: no side wins".to_string()
+                }
+                None => "side ? wins".to_string(),
+            };
             style.bold(&format!(
-                "the match is over: side {} wins, {}",
-                r.winner_side.map_or("?".to_string(), |s| s.to_string()),
+                "the match is over: {who}, {}",
                 r.totals
                     .iter()
                     .enumerate()

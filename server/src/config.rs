@@ -101,12 +101,40 @@ pub struct Config {
     /// Most legal actions listed in one prompt.
     #[arg(long, env = "CANASTA_MAX_PROMPT_ACTIONS", default_value_t = 2000)]
     pub max_prompt_actions: usize,
+
+    /// Shortest move budget (TimeControl.move_budget_ms) a game may be created with, in
+    /// milliseconds; 0, no time control, is always allowed. Below a remote bot's round trip
+    /// (prompt, decision, action) honest players time out, and every time-out is the server's
+    /// work: a fallback move chosen, stored and sent to every watcher.
+    #[arg(
+        long,
+        env = "CANASTA_MIN_MOVE_BUDGET_MS",
+        default_value_t = 1000,
+        value_parser = clap::value_parser!(u64).range(1..=MOVE_BUDGET_LIMIT_MS)
+    )]
+    pub min_move_budget_ms: u64,
+
+    /// Longest move budget a game may be created with, in milliseconds (a day by default): a
+    /// game whose seat to act has gone holds its place among the unfinished games
+    /// (--max-games) for a whole budget. At most a year.
+    #[arg(
+        long,
+        env = "CANASTA_MAX_MOVE_BUDGET_MS",
+        default_value_t = 86_400_000,
+        value_parser = clap::value_parser!(u64).range(1..=MOVE_BUDGET_LIMIT_MS)
+    )]
+    pub max_move_budget_ms: u64,
 }
+
+/// The most either move budget flag takes: a year, in milliseconds (a deadline that far ahead
+/// is still a time the clock can hold).
+pub const MOVE_BUDGET_LIMIT_MS: u64 = 365 * 86_400_000;
 
 impl Config {
     /// A configuration for tests: in memory, on a free loopback port. Every test client comes
     /// from 127.0.0.1, so the per-address limits are raised out of reach; a test of a limit
-    /// lowers it.
+    /// lowers it. The shortest move budget is 100 ms, so that the tests that wait for a
+    /// time-out on a real clock wait less.
     pub fn for_tests() -> Config {
         Config::parse_from([
             "canasta-server",
@@ -119,7 +147,15 @@ impl Config {
             "100000",
             "--max-watchers-per-token",
             "1000",
+            "--min-move-budget-ms",
+            "100",
         ])
+    }
+
+    /// The bounds of a move budget, inclusive.
+    pub fn move_budgets(&self) -> std::ops::RangeInclusive<Duration> {
+        Duration::from_millis(self.min_move_budget_ms)
+            ..=Duration::from_millis(self.max_move_budget_ms)
     }
 
     /// The heartbeat period.
@@ -161,10 +197,25 @@ mod tests {
         assert_eq!(defaults.address_requests_per_second, 1000.0);
         assert_eq!(defaults.max_spectators_per_game, 64);
         assert_eq!(defaults.watch_send_timeout(), Duration::from_secs(30));
+        assert_eq!(
+            defaults.move_budgets(),
+            Duration::from_secs(1)..=Duration::from_secs(86_400)
+        );
         let tests = Config::for_tests();
         assert_eq!(tests.max_watchers_per_address, 100_000);
         assert_eq!(tests.address_requests_per_second, 1_000_000.0);
         assert_eq!(tests.requests_per_second, defaults.requests_per_second);
+        assert_eq!(tests.min_move_budget_ms, 100);
+        assert_eq!(tests.max_move_budget_ms, defaults.max_move_budget_ms);
+        // A budget flag of 0 or beyond a year is refused.
+        for bad in ["0", "31536000001"] {
+            assert!(
+                Config::try_parse_from(["canasta-server", "--min-move-budget-ms", bad]).is_err()
+            );
+            assert!(
+                Config::try_parse_from(["canasta-server", "--max-move-budget-ms", bad]).is_err()
+            );
+        }
         // The old name of the spectator limit still works.
         let old = Config::parse_from(["canasta-server", "--max-watchers-per-game", "5"]);
         assert_eq!(old.max_spectators_per_game, 5);

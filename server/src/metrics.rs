@@ -23,6 +23,8 @@ pub struct Metrics {
     games_created: AtomicU64,
     actions: AtomicU64,
     watchers: AtomicU64,
+    timeouts: AtomicU64,
+    abandoned: AtomicU64,
     latency_buckets: [AtomicU64; BUCKETS.len()],
     latency_count: AtomicU64,
     latency_sum_ns: AtomicU64,
@@ -72,6 +74,16 @@ impl Metrics {
         }
     }
 
+    /// A seat's move time ran out (and the time-out was stored); `abandoned` if it ended
+    /// the match as abandoned. Counted here for every time-out; the log has at most a line a
+    /// minute per game.
+    pub fn timed_out(&self, abandoned: bool) {
+        self.timeouts.fetch_add(1, Ordering::Relaxed);
+        if abandoned {
+            self.abandoned.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     /// Actions applied so far.
     pub fn actions(&self) -> u64 {
         self.actions.load(Ordering::Relaxed)
@@ -109,6 +121,18 @@ impl Metrics {
             "Open watch streams.",
             "gauge",
             self.watchers.load(Ordering::Relaxed),
+        );
+        counter(
+            "canasta_timeouts_total",
+            "Moves whose time ran out (the server played the fallback move, forfeited or abandoned the match).",
+            "counter",
+            self.timeouts.load(Ordering::Relaxed),
+        );
+        counter(
+            "canasta_games_abandoned_total",
+            "Matches ended because no seat acted for three time-outs of each.",
+            "counter",
+            self.abandoned.load(Ordering::Relaxed),
         );
         let _ = writeln!(
             out,
@@ -180,9 +204,13 @@ mod tests {
         m.game_added(true);
         m.action_applied(Duration::from_micros(300));
         m.error("FAILED_PRECONDITION", "PILE_FROZEN");
+        m.timed_out(false);
+        m.timed_out(true);
         let text = m.render();
         assert!(text.contains("canasta_games 1"));
         assert!(text.contains("canasta_actions_total 1"));
+        assert!(text.contains("canasta_timeouts_total 2"));
+        assert!(text.contains("canasta_games_abandoned_total 1"));
         assert!(text.contains(
             "canasta_errors_total{code=\"FAILED_PRECONDITION\",reason=\"PILE_FROZEN\"} 1"
         ));

@@ -192,6 +192,7 @@ impl Registry {
                 ),
             ));
         }
+        crate::actor::check_time_control(request.time_control.as_ref(), &self.config)?;
         request.seed.get_or_insert_with(rand::random::<u64>);
         let id = format!("{:016x}", rand::random::<u64>());
         let created_ms = now_ms();

@@ -97,6 +97,11 @@ pub struct TimeoutEntry {
     /// The fallback action the server played, if the policy plays one.
     #[prost(message, optional, tag = "2")]
     pub action: Option<v1::Action>,
+    /// This time-out abandoned the match (no seat had acted for [`crate::actor::ABANDON_AFTER`]
+    /// time-outs of each): no action, the match ends with no winner. Logged, not recomputed on
+    /// replay, so a restart ends the game where it ended.
+    #[prost(bool, tag = "3")]
+    pub abandoned: bool,
 }
 
 /// A game as stored: its creation and its log.

@@ -566,6 +566,146 @@ async fn a_timed_game_is_back_where_it_was_after_a_restart() {
     std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
+// A move budget outside the server's bounds (by default 1 000 ms to a day) is refused at
+// CreateGame, INVALID_ARGUMENT BAD_TIME_CONTROL naming the field and the bounds, and no game is
+// made; the bounds themselves and 0 (no time control) are taken. Before the bounds, a budget
+// of 1 ms made a game whose fallback bot played for ever, and one of u64::MAX ms a game whose
+// absent seat held it unfinished for ever.
+#[tokio::test]
+async fn move_budgets_outside_the_servers_bounds_are_refused() {
+    // The defaults (for_tests lowers the floor; server/src/config.rs checks the defaults).
+    let mut config = Config::for_tests();
+    config.min_move_budget_ms = 1000;
+    config.max_move_budget_ms = 86_400_000;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let policy = v1::TimeoutPolicy::FallbackMove;
+    for budget in [1, 999, 86_400_001, u64::MAX] {
+        let status = client
+            .create_game(timed(7, budget, policy))
+            .await
+            .expect_err("a budget out of bounds is refused");
+        assert_refused(&status, Code::InvalidArgument, "BAD_TIME_CONTROL");
+        let bad = status.get_details_bad_request().expect("a BadRequest");
+        assert_eq!(
+            bad.field_violations[0].field, "time_control.move_budget_ms",
+            "{status:?}"
+        );
+        assert!(
+            status.message().contains("1000 to 86400000 ms"),
+            "{}",
+            status.message()
+        );
+    }
+    assert!(list(&mut client).await.games.is_empty());
+    for budget in [0, 1000, 86_400_000] {
+        let (id, tokens, _) = started(&mut client, timed(7, budget, policy)).await;
+        let v = view_of(&mut client, &id, Some(&tokens[0]), false).await;
+        assert_eq!(v.time_left_ms.is_some(), budget > 0, "{budget}");
+    }
+    server.stop().await;
+}
+
+// Nobody plays a game under the fallback policy: once every seat has timed out three times
+// with no action between, the match ends, abandoned with no winner (TimedOut, then
+// MatchEnded), after a bounded number of time-outs; it is finished for every call, and after a
+// restart on its database it is the same finished game, with the same log.
+#[tokio::test]
+async fn a_match_nobody_plays_is_abandoned_and_stays_so_after_a_restart() {
+    let dir = temp_dir("ops-abandoned");
+    let db = dir.join("canasta.db");
+    let server = TestServer::with_db(&db).await;
+    let mut client = server.client().await;
+    let budget = Config::for_tests().min_move_budget_ms;
+    let (id, tokens, replica) = started(
+        &mut client,
+        timed(212, budget, v1::TimeoutPolicy::FallbackMove),
+    )
+    .await;
+    let mut stream = watch(&mut client, &id, None, 0).await;
+    let mut got = Vec::new();
+    while let Some(m) = next_message(&mut stream).await {
+        if let Some(Msg::Event(e)) = m.kind {
+            got.push(e);
+        }
+        let timeouts = got
+            .iter()
+            .filter(|e| matches!(e.kind, Some(Ev::TimedOut(_))))
+            .count();
+        assert!(
+            timeouts <= 100,
+            "{timeouts} time-outs and the match goes on"
+        );
+    }
+    let timeouts = got
+        .iter()
+        .filter(|e| matches!(e.kind, Some(Ev::TimedOut(_))))
+        .count();
+    assert!((6..=16).contains(&timeouts), "{timeouts} time-outs");
+    assert_eq!(
+        got[..replica.seq() as usize].to_vec(),
+        replica.events(Viewer::Spectator)
+    );
+    let n = got.len();
+    assert!(
+        matches!(got[n - 2].kind, Some(Ev::TimedOut(ref t)) if t.policy == v1::TimeoutPolicy::FallbackMove as i32),
+        "{:?}",
+        got[n - 2]
+    );
+    let Some(Ev::MatchEnded(v1::MatchEnded {
+        result: Some(ref result),
+    })) = got[n - 1].kind
+    else {
+        panic!("the match ends: {:?}", got[n - 1]);
+    };
+    assert!(result.finished);
+    assert_eq!(result.end, v1::MatchEndKind::Abandoned as i32);
+    assert_eq!((result.winner_side, result.forfeited_side), (None, None));
+    let game = summary_of(&mut client, &id).await;
+    assert_eq!(game.status, v1::GameStatus::Finished as i32);
+    assert_eq!(game.result.as_ref(), Some(result));
+    assert_eq!(game.seq, n as u64);
+    let status = client
+        .submit_action(authed(
+            v1::SubmitActionRequest {
+                game_id: id.clone(),
+                expected_seq: n as u64,
+                request_id: "late".into(),
+                action: Some(action_to_wire(&Action::DrawStock)),
+            },
+            &tokens[0],
+        ))
+        .await
+        .expect_err("the match is over");
+    assert_refused(&status, Code::FailedPrecondition, "GAME_FINISHED");
+    let record = client
+        .export_game(v1::ExportGameRequest {
+            game_id: id.clone(),
+        })
+        .await
+        .expect("a finished game exports")
+        .into_inner();
+    let recorded = record.record.as_ref().and_then(|r| r.result.as_ref());
+    assert_eq!(recorded, Some(result));
+    server.stop().await;
+
+    let server = TestServer::with_db(&db).await;
+    let mut client = server.client().await;
+    assert_eq!(summary_of(&mut client, &id).await, game);
+    let mut stream = watch(&mut client, &id, None, 0).await;
+    assert_eq!(events(&read_to_end(&mut stream).await), got);
+    let again = client
+        .export_game(v1::ExportGameRequest {
+            game_id: id.clone(),
+        })
+        .await
+        .expect("a finished game exports")
+        .into_inner();
+    assert_eq!(again, record);
+    server.stop().await;
+    std::fs::remove_dir_all(&dir).expect("the directory is removed");
+}
+
 // ----- limits -----
 
 // max_games = 2: a third CreateGame is refused RESOURCE_EXHAUSTED TOO_MANY_GAMES with a
