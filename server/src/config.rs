@@ -101,6 +101,11 @@ pub struct Config {
     /// Most legal actions listed in one prompt.
     #[arg(long, env = "CANASTA_MAX_PROMPT_ACTIONS", default_value_t = 2000)]
     pub max_prompt_actions: usize,
+
+    /// Seconds a Play call may take to send its opening `watch` message; past them it ends
+    /// with DEADLINE_EXCEEDED (PLAY_NOT_OPENED) and holds nothing.
+    #[arg(long, env = "CANASTA_PLAY_OPEN_TIMEOUT_SECS", default_value_t = 10.0)]
+    pub play_open_timeout_secs: f64,
 }
 
 impl Config {
@@ -130,6 +135,11 @@ impl Config {
     /// The longest a watch stream may wait to pass on one message.
     pub fn watch_send_timeout(&self) -> Duration {
         Duration::from_secs_f64(self.watch_send_timeout_secs.clamp(0.01, 1e9))
+    }
+
+    /// The longest a Play call may wait for its opening message.
+    pub fn play_open_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.play_open_timeout_secs.clamp(0.01, 1e9))
     }
 }
 
@@ -161,6 +171,7 @@ mod tests {
         assert_eq!(defaults.address_requests_per_second, 1000.0);
         assert_eq!(defaults.max_spectators_per_game, 64);
         assert_eq!(defaults.watch_send_timeout(), Duration::from_secs(30));
+        assert_eq!(defaults.play_open_timeout(), Duration::from_secs(10));
         let tests = Config::for_tests();
         assert_eq!(tests.max_watchers_per_address, 100_000);
         assert_eq!(tests.address_requests_per_second, 1_000_000.0);
