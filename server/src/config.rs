@@ -124,6 +124,31 @@ pub struct Config {
         value_parser = clap::value_parser!(u64).range(1..=MOVE_BUDGET_LIMIT_MS)
     )]
     pub max_move_budget_ms: u64,
+
+    /// Seconds a Play call may take to send its opening `watch` message; past them it ends
+    /// with DEADLINE_EXCEEDED (PLAY_NOT_OPENED) and holds nothing.
+    #[arg(long, env = "CANASTA_PLAY_OPEN_TIMEOUT_SECS", default_value_t = 10.0)]
+    pub play_open_timeout_secs: f64,
+
+    /// Most client connections served at once; one more is accepted and closed at once. Kept
+    /// below the process's descriptor limit (ulimit -n) less what the server needs besides.
+    #[arg(long, env = "CANASTA_MAX_CONNECTIONS", default_value_t = 10_000)]
+    pub max_connections: usize,
+
+    /// Seconds a new connection may take to send its first 24 bytes (the length of HTTP/2's
+    /// preface, or of the start of a TLS handshake); past them it is closed.
+    #[arg(long, env = "CANASTA_HANDSHAKE_TIMEOUT_SECS", default_value_t = 10.0)]
+    pub handshake_timeout_secs: f64,
+
+    /// Seconds between HTTP/2 pings on a connection, each to be answered within
+    /// --keepalive-timeout-secs or the connection is closed (a client that vanished, or never
+    /// answers, frees its connection); 0 turns the pings off.
+    #[arg(long, env = "CANASTA_KEEPALIVE_SECS", default_value_t = 60.0)]
+    pub keepalive_secs: f64,
+
+    /// Seconds an HTTP/2 ping may wait for its answer before the connection is closed.
+    #[arg(long, env = "CANASTA_KEEPALIVE_TIMEOUT_SECS", default_value_t = 20.0)]
+    pub keepalive_timeout_secs: f64,
 }
 
 /// The most either move budget flag takes: a year, in milliseconds (a deadline that far ahead
@@ -167,6 +192,26 @@ impl Config {
     pub fn watch_send_timeout(&self) -> Duration {
         Duration::from_secs_f64(self.watch_send_timeout_secs.clamp(0.01, 1e9))
     }
+
+    /// The longest a Play call may wait for its opening message.
+    pub fn play_open_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.play_open_timeout_secs.clamp(0.01, 1e9))
+    }
+
+    /// The longest a new connection may take to send its first bytes.
+    pub fn handshake_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.handshake_timeout_secs.clamp(0.01, 1e9))
+    }
+
+    /// The period of HTTP/2 pings, if they are on.
+    pub fn keepalive(&self) -> Option<Duration> {
+        (self.keepalive_secs > 0.0).then(|| Duration::from_secs_f64(self.keepalive_secs.min(1e9)))
+    }
+
+    /// How long an HTTP/2 ping waits for its answer.
+    pub fn keepalive_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.keepalive_timeout_secs.clamp(0.01, 1e9))
+    }
 }
 
 #[cfg(test)]
@@ -201,6 +246,13 @@ mod tests {
             defaults.move_budgets(),
             Duration::from_secs(1)..=Duration::from_secs(86_400)
         );
+        assert_eq!(defaults.play_open_timeout(), Duration::from_secs(10));
+        assert_eq!(defaults.handshake_timeout(), Duration::from_secs(10));
+        assert_eq!(defaults.max_connections, 10_000);
+        assert_eq!(defaults.keepalive(), Some(Duration::from_secs(60)));
+        assert_eq!(defaults.keepalive_timeout(), Duration::from_secs(20));
+        let off = Config::parse_from(["canasta-server", "--keepalive-secs", "0"]);
+        assert_eq!(off.keepalive(), None);
         let tests = Config::for_tests();
         assert_eq!(tests.max_watchers_per_address, 100_000);
         assert_eq!(tests.address_requests_per_second, 1_000_000.0);

@@ -1,79 +1,142 @@
-//! The connections being served, so that a shutdown can end those a client keeps open.
+//! The connections being served: how many (for `--max-connections`), the deadline for a new
+//! connection's first bytes (`--handshake-timeout-secs`), and a way for a shutdown to end
+//! those a client keeps open.
 //!
 //! After its shutdown signal the transport waits for every connection to close, and [`serve`]
 //! stops waiting after its grace. The transport's connection tasks outlive that: in the binary
 //! the process exits, but a program that embeds the server keeps its runtime, and with it every
-//! connection a client never closed. So each accepted socket is registered with a second handle
-//! on it; at the end of the grace every registered socket is shut down, the connection's task
-//! reads the end and finishes. A connection that ends removes its handle, so a closed
-//! connection is not held open by it. Registering costs a system call per connection, nothing
-//! per read or write.
+//! connection a client never closed. So each accepted socket is served through a [`Conn`]
+//! registered with a small flag (no second descriptor: one descriptor per connection); at the
+//! end of the grace every registered flag is raised and its connection's task woken. The
+//! connection then reads the end of its stream (writes fail), the transport's task finishes
+//! and drops the socket, which closes. A connection that ends removes its flag. Registering
+//! costs a lock and a small allocation per connection; a read or write that goes through costs
+//! one atomic load, one that must wait also a lock of the connection's own flag.
 //!
 //! [`serve`]: crate::serve
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::io;
-use std::net::Shutdown;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+use tokio::time::Sleep;
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
-/// The sockets of the connections being served (see the module documentation).
+/// The bytes a new connection must send within its handshake deadline: the length of the
+/// HTTP/2 client preface (`PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n`); over TLS, the start of the
+/// ClientHello, which is longer.
+pub const OPENING_BYTES: usize = 24;
+
+/// The connections being served (see the module documentation).
 #[derive(Clone, Debug, Default)]
 pub struct OpenConnections(Arc<Mutex<Registered>>);
 
 #[derive(Debug, Default)]
 struct Registered {
     next: u64,
-    sockets: HashMap<u64, std::net::TcpStream>,
+    cuts: HashMap<u64, Arc<Cut>>,
+}
+
+/// A connection's cut flag, and the task to wake when it is raised.
+#[derive(Debug, Default)]
+struct Cut {
+    cut: AtomicBool,
+    waker: Mutex<Option<Waker>>,
+}
+
+impl Cut {
+    fn is_cut(&self) -> bool {
+        self.cut.load(Ordering::Acquire)
+    }
+
+    fn raise(&self) {
+        self.cut.store(true, Ordering::Release);
+        let waker = self
+            .waker
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    /// Keeps the task of `cx` to wake at the cut; true if the flag is already up (raised
+    /// before the waker was kept: the caller must not wait).
+    fn wake_on_cut(&self, cx: &Context<'_>) -> bool {
+        {
+            let mut waker = self.waker.lock().unwrap_or_else(PoisonError::into_inner);
+            match &*waker {
+                Some(w) if w.will_wake(cx.waker()) => {}
+                _ => *waker = Some(cx.waker().clone()),
+            }
+        }
+        self.is_cut()
+    }
 }
 
 impl OpenConnections {
-    /// Wraps an accepted socket, registered while the wrapper lives. A socket that cannot be
-    /// registered (no second handle: the process is out of file descriptors) is served all
-    /// the same, only not cut at the end of a shutdown's grace.
-    pub fn serve(&self, stream: TcpStream) -> Conn {
-        let registration = match second_handle(&stream) {
-            Ok(handle) => {
-                let mut registered = self.lock();
-                let id = registered.next;
-                registered.next += 1;
-                registered.sockets.insert(id, handle);
-                Some(Registration {
-                    id,
-                    open: self.clone(),
-                })
+    /// Wraps an accepted socket, registered while the wrapper lives, which must send its first
+    /// [`OPENING_BYTES`] within `handshake` (else its reads fail with `TimedOut` and the
+    /// transport closes it). Refused (the socket given back, for the caller to close) if
+    /// `limit` connections are open already.
+    pub fn serve(
+        &self,
+        stream: TcpStream,
+        limit: usize,
+        handshake: Duration,
+    ) -> Result<Conn, TcpStream> {
+        let cut = Arc::new(Cut::default());
+        let id = {
+            let mut registered = self.lock();
+            if registered.cuts.len() >= limit {
+                return Err(stream);
             }
-            Err(error) => {
-                tracing::warn!(%error, "a connection will not be cut at shutdown: no second handle on its socket");
-                None
-            }
+            let id = registered.next;
+            registered.next += 1;
+            registered.cuts.insert(id, cut.clone());
+            id
         };
-        Conn {
+        Ok(Conn {
             stream,
-            _registration: registration,
-        }
+            cut,
+            opening: Some(Opening {
+                left: OPENING_BYTES,
+                deadline: Box::pin(tokio::time::sleep(handshake)),
+            }),
+            _registration: Registration {
+                id,
+                open: self.clone(),
+            },
+        })
     }
 
-    /// Shuts every registered socket down, for reading and writing: the transport's tasks read
-    /// the end of their connections and finish. Returns how many there were.
+    /// Cuts every registered connection: its reads see the end of the stream, its writes
+    /// fail, its task is woken, and the transport finishes it and closes its socket. Returns
+    /// how many there were.
     pub fn cut_all(&self) -> usize {
         let registered = self.lock();
-        for socket in registered.sockets.values() {
-            // A socket the client has already reset may refuse: it is ending anyway.
-            let _ = socket.shutdown(Shutdown::Both);
+        for cut in registered.cuts.values() {
+            cut.raise();
         }
-        registered.sockets.len()
+        registered.cuts.len()
     }
 
-    /// How many connections are registered.
-    #[cfg(test)]
-    fn len(&self) -> usize {
-        self.lock().sockets.len()
+    /// How many connections are open.
+    pub fn len(&self) -> usize {
+        self.lock().cuts.len()
+    }
+
+    /// True if no connection is open.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Registered> {
@@ -82,21 +145,7 @@ impl OpenConnections {
     }
 }
 
-/// A second handle on a socket, for shutting it down from outside its connection's task.
-#[cfg(unix)]
-fn second_handle(stream: &TcpStream) -> io::Result<std::net::TcpStream> {
-    use std::os::fd::AsFd;
-    Ok(stream.as_fd().try_clone_to_owned()?.into())
-}
-
-/// A second handle on a socket, for shutting it down from outside its connection's task.
-#[cfg(windows)]
-fn second_handle(stream: &TcpStream) -> io::Result<std::net::TcpStream> {
-    use std::os::windows::io::AsSocket;
-    Ok(stream.as_socket().try_clone_to_owned()?.into())
-}
-
-/// Removes its socket's second handle when the connection ends.
+/// Removes its connection's flag when the connection ends.
 #[derive(Debug)]
 struct Registration {
     id: u64,
@@ -105,15 +154,69 @@ struct Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        self.open.lock().sockets.remove(&self.id);
+        self.open.lock().cuts.remove(&self.id);
     }
+}
+
+/// What a new connection has still to send, and by when.
+#[derive(Debug)]
+struct Opening {
+    left: usize,
+    deadline: Pin<Box<Sleep>>,
 }
 
 /// An accepted connection as the transport serves it: the socket, registered while it lives.
 #[derive(Debug)]
 pub struct Conn {
     stream: TcpStream,
-    _registration: Option<Registration>,
+    cut: Arc<Cut>,
+    /// Until the first bytes have come.
+    opening: Option<Opening>,
+    _registration: Registration,
+}
+
+/// Why a connection whose socket must wait stops waiting.
+enum Stop {
+    /// Its first bytes are overdue.
+    Overdue,
+    /// It was cut at the end of a shutdown's grace.
+    Cut,
+}
+
+impl Conn {
+    /// Called when the socket has nothing to give or take: why the connection must stop, if
+    /// it must (else its task is woken by the deadline or the cut).
+    fn waiting(&mut self, cx: &mut Context<'_>) -> Option<Stop> {
+        if let Some(opening) = &mut self.opening
+            && opening.deadline.as_mut().poll(cx).is_ready()
+        {
+            return Some(Stop::Overdue);
+        }
+        self.cut.wake_on_cut(cx).then_some(Stop::Cut)
+    }
+
+    /// A write's answer when the connection must stop.
+    fn write_stopped(stop: Option<Stop>) -> Poll<io::Result<usize>> {
+        match stop {
+            None => Poll::Pending,
+            Some(Stop::Overdue) => Poll::Ready(Err(overdue())),
+            Some(Stop::Cut) => Poll::Ready(Err(cut_error())),
+        }
+    }
+}
+
+fn overdue() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::TimedOut,
+        "the connection did not send its first bytes in time",
+    )
+}
+
+fn cut_error() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::ConnectionAborted,
+        "the connection was cut at the end of the shutdown's grace",
+    )
 }
 
 impl AsyncRead for Conn {
@@ -122,7 +225,32 @@ impl AsyncRead for Conn {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().stream).poll_read(cx, buf)
+        let this = self.get_mut();
+        if this.cut.is_cut() {
+            // The end of the stream: the transport finishes the connection.
+            return Poll::Ready(Ok(()));
+        }
+        let before = buf.filled().len();
+        match Pin::new(&mut this.stream).poll_read(cx, buf) {
+            Poll::Ready(Ok(())) => {
+                let read = buf.filled().len() - before;
+                if let Some(opening) = &mut this.opening {
+                    if read >= opening.left {
+                        this.opening = None;
+                    } else {
+                        opening.left -= read;
+                    }
+                }
+                Poll::Ready(Ok(()))
+            }
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => match this.waiting(cx) {
+                None => Poll::Pending,
+                Some(Stop::Overdue) => Poll::Ready(Err(overdue())),
+                // The end of the stream.
+                Some(Stop::Cut) => Poll::Ready(Ok(())),
+            },
+        }
     }
 }
 
@@ -132,7 +260,14 @@ impl AsyncWrite for Conn {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+        let this = self.get_mut();
+        if this.cut.is_cut() {
+            return Poll::Ready(Err(cut_error()));
+        }
+        match Pin::new(&mut this.stream).poll_write(cx, buf) {
+            Poll::Pending => Conn::write_stopped(this.waiting(cx)),
+            done => done,
+        }
     }
 
     fn poll_write_vectored(
@@ -140,7 +275,14 @@ impl AsyncWrite for Conn {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+        let this = self.get_mut();
+        if this.cut.is_cut() {
+            return Poll::Ready(Err(cut_error()));
+        }
+        match Pin::new(&mut this.stream).poll_write_vectored(cx, bufs) {
+            Poll::Pending => Conn::write_stopped(this.waiting(cx)),
+            done => done,
+        }
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -180,13 +322,15 @@ mod tests {
         (accepted.unwrap().0, client.unwrap())
     }
 
+    const LONG: Duration = Duration::from_secs(3600);
+
     #[tokio::test]
     async fn a_connection_is_registered_while_it_lives_and_cut_by_cut_all() {
         let open = OpenConnections::default();
         let (a, mut a_client) = pair().await;
         let (b, b_client) = pair().await;
-        let mut a = open.serve(a);
-        let b = open.serve(b);
+        let mut a = open.serve(a, usize::MAX, LONG).unwrap();
+        let b = open.serve(b, usize::MAX, LONG).unwrap();
         assert_eq!(open.len(), 2);
         // Served as the socket itself: bytes both ways, the client's address.
         a_client.write_all(b"ping").await.unwrap();
@@ -200,29 +344,115 @@ mod tests {
             a.connect_info().remote_addr(),
             Some(a_client.local_addr().unwrap())
         );
-        // A connection that ends takes its handle away: its socket closes (the client reads
+        // A connection that ends takes its flag away: its socket closes (the client reads
         // the end) and nothing of it is left to cut.
         drop(b);
         assert_eq!(open.len(), 1);
         let mut rest = Vec::new();
         let mut b_client = b_client;
-        let read = tokio::time::timeout(
-            std::time::Duration::from_secs(5),
-            b_client.read_to_end(&mut rest),
-        );
+        let read = tokio::time::timeout(Duration::from_secs(5), b_client.read_to_end(&mut rest));
         assert_eq!(read.await.expect("the socket closed").unwrap(), 0);
-        // Cut: the served end reads the end at once, as the transport's task would, and so
-        // does the client.
-        assert_eq!(open.cut_all(), 1);
+        // Cut while a read waits: the waiting read is woken and reads the end, as the
+        // transport's task would; writes fail; the client sees the end once the transport
+        // drops the connection.
+        let (mut reader, mut writer) = tokio::io::split(a);
         let mut buf = [0u8; 8];
-        let read = tokio::time::timeout(std::time::Duration::from_secs(5), a.read(&mut buf));
-        assert_eq!(read.await.expect("the read ended").unwrap(), 0);
-        let read = tokio::time::timeout(
-            std::time::Duration::from_secs(5),
-            a_client.read_to_end(&mut rest),
-        );
-        assert_eq!(read.await.expect("the client saw the end").unwrap(), 0);
-        drop(a);
+        let waiting = tokio::spawn(async move {
+            let n = reader.read(&mut buf).await;
+            (n.map_err(|e| e.kind()), reader)
+        });
+        tokio::task::yield_now().await;
+        assert_eq!(open.cut_all(), 1);
+        let (read, reader) = tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("the read ended")
+            .unwrap();
+        assert_eq!(read, Ok(0));
+        let write = writer.write_all(b"more").await.unwrap_err();
+        assert_eq!(write.kind(), io::ErrorKind::ConnectionAborted);
+        drop(reader.unsplit(writer));
         assert_eq!(open.len(), 0);
+        let read = tokio::time::timeout(Duration::from_secs(5), a_client.read_to_end(&mut rest));
+        assert_eq!(read.await.expect("the client saw the end").unwrap(), 0);
+    }
+
+    #[tokio::test]
+    async fn beyond_the_limit_a_socket_is_given_back() {
+        let open = OpenConnections::default();
+        let (a, _a_client) = pair().await;
+        let (b, _b_client) = pair().await;
+        let (c, _c_client) = pair().await;
+        let a = open.serve(a, 2, LONG).unwrap();
+        let _b = open.serve(b, 2, LONG).unwrap();
+        let c = open
+            .serve(c, 2, LONG)
+            .expect_err("a third is over the limit");
+        assert_eq!(open.len(), 2);
+        // A connection that ends makes room.
+        drop(a);
+        let _c = open.serve(c, 2, LONG).expect("room again");
+        assert_eq!(open.len(), 2);
+    }
+
+    // A connection that has not sent its first 24 bytes by the deadline fails its reads (the
+    // transport then closes it); one that has, in pieces, is served past it. On a paused
+    // clock: the runtime moves it on when nothing is left to do but wait.
+    #[tokio::test(start_paused = true)]
+    async fn the_first_bytes_must_come_before_the_deadline() {
+        let open = OpenConnections::default();
+        let deadline = Duration::from_secs(10);
+        let (silent, _silent_client) = pair().await;
+        let mut silent = open.serve(silent, usize::MAX, deadline).unwrap();
+        let started = tokio::time::Instant::now();
+        let mut buf = [0u8; 64];
+        let read = silent.read(&mut buf).await.unwrap_err();
+        assert_eq!(read.kind(), io::ErrorKind::TimedOut);
+        assert!(started.elapsed() >= deadline);
+        // 23 bytes are not enough.
+        let (short, mut short_client) = pair().await;
+        let mut short = open.serve(short, usize::MAX, deadline).unwrap();
+        short_client.write_all(&[0u8; 23]).await.unwrap();
+        short.read_exact(&mut buf[..23]).await.unwrap();
+        let read = short.read(&mut buf).await.unwrap_err();
+        assert_eq!(read.kind(), io::ErrorKind::TimedOut);
+        // 24 in two pieces are.
+        let (talking, mut client) = pair().await;
+        let mut talking = open.serve(talking, usize::MAX, deadline).unwrap();
+        client.write_all(&[1u8; 20]).await.unwrap();
+        talking.read_exact(&mut buf[..20]).await.unwrap();
+        tokio::time::sleep(deadline / 2).await;
+        client.write_all(&[2u8; 4]).await.unwrap();
+        talking.read_exact(&mut buf[..4]).await.unwrap();
+        let idle = tokio::time::timeout(deadline * 10, talking.read(&mut buf)).await;
+        assert!(idle.is_err(), "still waiting after the deadline: {idle:?}");
+        client.write_all(b"late").await.unwrap();
+        talking.read_exact(&mut buf[..4]).await.unwrap();
+        assert_eq!(&buf[..4], b"late");
+    }
+
+    // Serving a socket opens no descriptor: the registry keeps a flag, not a second handle
+    // (it kept a duplicate of every socket before: 2 descriptors a connection).
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn serving_a_socket_opens_no_descriptor() {
+        let descriptors = || std::fs::read_dir("/proc/self/fd").unwrap().count();
+        let mut pairs = Vec::new();
+        for _ in 0..200 {
+            pairs.push(pair().await);
+        }
+        let open = OpenConnections::default();
+        let before = descriptors();
+        let served: Vec<_> = pairs
+            .into_iter()
+            .map(|(s, c)| (open.serve(s, usize::MAX, LONG).unwrap(), c))
+            .collect();
+        let after = descriptors();
+        assert_eq!(open.len(), 200);
+        // Other tests of this process open and close files meanwhile: a margin for them.
+        assert!(
+            after < before + 100,
+            "{before} descriptors before serving 200 sockets, {after} after"
+        );
+        drop(served);
     }
 }

@@ -29,14 +29,15 @@ pub mod service;
 pub mod store;
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_server::CanastaServiceServer;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
-use tokio_stream::wrappers::TcpListenerStream;
 
 pub use config::Config;
 
@@ -67,18 +68,197 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 
 /// Accepted connections, with Nagle's algorithm off (a small response must not wait for an
 /// acknowledgement that the client delays; tonic sets this only on listeners it binds itself),
-/// registered with `open` while they live.
+/// registered with `open` while they live, each to send its first bytes within the handshake
+/// deadline. Beyond `--max-connections` a new connection is closed at once. An accept that
+/// fails for want of resources (out of file descriptors: EMFILE, ENFILE; of memory) is retried
+/// after a pause, 5 ms doubling up to a second, instead of at once: the transport skips a
+/// failed accept and asks again, and the listener, still ready, fails again at once, for ever.
 fn incoming(
     listener: TcpListener,
     open: OpenConnections,
-) -> impl tokio_stream::Stream<Item = std::io::Result<Conn>> {
-    use tokio_stream::StreamExt;
-    TcpListenerStream::new(listener).map(move |conn| {
-        conn.map(|c| {
-            let _ = c.set_nodelay(true);
-            open.serve(c)
-        })
-    })
+    config: &Config,
+) -> impl tokio_stream::Stream<Item = std::io::Result<Conn>> + use<> {
+    let state = Accepting {
+        listener,
+        open,
+        limit: connection_limit(config.max_connections, descriptor_limit()),
+        handshake: config.handshake_timeout(),
+        failures: Throttled::default(),
+        refusals: Throttled::default(),
+        pause: Duration::ZERO,
+    };
+    Connections::new(state)
+}
+
+/// Where connections come from: a listener (or, in tests, one that fails first).
+trait Listen: Send + 'static {
+    fn accept(&mut self) -> impl Future<Output = std::io::Result<TcpStream>> + Send;
+}
+
+impl Listen for TcpListener {
+    async fn accept(&mut self) -> std::io::Result<TcpStream> {
+        TcpListener::accept(self).await.map(|(stream, _)| stream)
+    }
+}
+
+/// The accept loop's state (see [`incoming`]).
+struct Accepting<L> {
+    listener: L,
+    open: OpenConnections,
+    limit: usize,
+    handshake: Duration,
+    /// Failed accepts, for the log.
+    failures: Throttled,
+    /// Connections closed for the limit, for the log.
+    refusals: Throttled,
+    /// The pause before the next accept after a failure; zero after a success.
+    pause: Duration,
+}
+
+/// The shortest and the longest pause after a failed accept.
+const ACCEPT_PAUSE: (Duration, Duration) = (Duration::from_millis(5), Duration::from_secs(1));
+
+impl<L: Listen> Accepting<L> {
+    /// The next connection to serve.
+    async fn next(&mut self) -> Conn {
+        loop {
+            if !self.pause.is_zero() {
+                tokio::time::sleep(self.pause).await;
+            }
+            let stream = match self.listener.accept().await {
+                Ok(stream) => stream,
+                // The client gave up before it was accepted: nothing to pause for.
+                Err(e) if is_connection_error(&e) => continue,
+                Err(error) => {
+                    self.pause = (self.pause * 2).clamp(ACCEPT_PAUSE.0, ACCEPT_PAUSE.1);
+                    if let Some(since) = self.failures.count() {
+                        tracing::error!(
+                            %error,
+                            failed_since_last_logged = since,
+                            pause = ?self.pause,
+                            "cannot accept connections (out of file descriptors? see \
+                             --max-connections and ulimit -n): pausing before the next accept"
+                        );
+                    }
+                    continue;
+                }
+            };
+            self.pause = Duration::ZERO;
+            let _ = stream.set_nodelay(true);
+            match self.open.serve(stream, self.limit, self.handshake) {
+                Ok(conn) => return conn,
+                Err(stream) => {
+                    drop(stream);
+                    if let Some(since) = self.refusals.count() {
+                        tracing::warn!(
+                            limit = self.limit,
+                            refused_since_last_logged = since,
+                            "--max-connections connections are open: closing new ones"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The connections of [`Accepting::next`], one after another, as the transport takes them.
+struct Connections<L> {
+    next: Pin<Box<dyn Future<Output = (Conn, Accepting<L>)> + Send>>,
+}
+
+impl<L: Listen> Connections<L> {
+    fn new(state: Accepting<L>) -> Connections<L> {
+        Connections {
+            next: Box::pin(state.into_next()),
+        }
+    }
+}
+
+impl<L: Listen> Accepting<L> {
+    async fn into_next(mut self) -> (Conn, Accepting<L>) {
+        let conn = self.next().await;
+        (conn, self)
+    }
+}
+
+impl<L: Listen> tokio_stream::Stream for Connections<L> {
+    type Item = std::io::Result<Conn>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let (conn, state) = std::task::ready!(self.next.as_mut().poll(cx));
+        self.next = Box::pin(state.into_next());
+        Poll::Ready(Some(Ok(conn)))
+    }
+}
+
+/// Descriptors the server keeps for itself besides its connections': the listener, the
+/// database's files, the metrics listener, the runtime's, the standard streams, with room.
+const RESERVED_DESCRIPTORS: u64 = 64;
+
+/// `--max-connections`, lowered to what the process's descriptor limit leaves (a connection
+/// is one descriptor) so that the limit, not a failing accept, refuses the connection too many.
+fn connection_limit(max_connections: usize, descriptors: Option<u64>) -> usize {
+    let Some(descriptors) = descriptors else {
+        return max_connections;
+    };
+    let room = descriptors.saturating_sub(RESERVED_DESCRIPTORS).max(1);
+    if (max_connections as u64) <= room {
+        return max_connections;
+    }
+    tracing::warn!(
+        max_connections,
+        descriptors,
+        serving = room,
+        "--max-connections is above what the descriptor limit (ulimit -n) leaves: raise that, \
+         or lower this"
+    );
+    room as usize
+}
+
+/// The process's limit of open file descriptors (its soft limit), where it can be read.
+fn descriptor_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    limits
+        .lines()
+        .find_map(|line| line.strip_prefix("Max open files"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Errors of one connection that failed before it was accepted (the others are the
+/// listener's, or the process's).
+fn is_connection_error(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        e.kind(),
+        ConnectionAborted | ConnectionReset | ConnectionRefused | Interrupted | WouldBlock
+    )
+}
+
+/// A count of repeated events, logged at most once every [`Throttled::EVERY`].
+#[derive(Default)]
+struct Throttled {
+    last: Option<tokio::time::Instant>,
+    since: u64,
+}
+
+impl Throttled {
+    const EVERY: Duration = Duration::from_secs(10);
+
+    /// Counts one event; returns how many there were since the last logged one if this one is
+    /// to be logged.
+    fn count(&mut self) -> Option<u64> {
+        self.since += 1;
+        let now = tokio::time::Instant::now();
+        if self.last.is_some_and(|last| now - last < Throttled::EVERY) {
+            return None;
+        }
+        self.last = Some(now);
+        Some(std::mem::take(&mut self.since))
+    }
 }
 
 /// The TLS settings of `--tls-cert` and `--tls-key`: none if neither is set, an error if only
@@ -179,7 +359,11 @@ pub async fn serve(
         tracing::info!("shutting down: ending streams, finishing requests");
         let _ = stop.send(true);
     };
-    let mut server = tonic::transport::Server::builder();
+    // A client that vanishes, or stops answering, frees its connection: pings every
+    // --keepalive-secs, each to be answered within --keepalive-timeout-secs.
+    let mut server = tonic::transport::Server::builder()
+        .http2_keepalive_interval(config.keepalive())
+        .http2_keepalive_timeout(Some(config.keepalive_timeout()));
     if let Some(tls) = tls_config(&config)? {
         server = server
             .tls_config(tls)
@@ -198,7 +382,7 @@ pub async fn serve(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(canasta)
-        .serve_with_incoming_shutdown(incoming(listener, open.clone()), shutdown);
+        .serve_with_incoming_shutdown(incoming(listener, open.clone(), &config), shutdown);
     // After the signal the transport waits for every connection to close: a client that
     // ignores the GOAWAY (or is frozen) would hold the exit forever. Its requests in flight
     // have had SHUTDOWN_GRACE to finish; what it has not been answered was not acknowledged.
@@ -209,8 +393,9 @@ pub async fn serve(
     tokio::select! {
         served = serving => served?,
         _ = grace => {
-            // The transport's connection tasks outlive `serving`: their sockets are shut down,
-            // so that they end here too, not only when the process exits.
+            // The transport's connection tasks outlive `serving`: they are cut (their reads end,
+            // their writes fail, the tasks are woken), so that they end and close their
+            // sockets here too, not only when the process exits.
             let cut = open.cut_all();
             tracing::warn!(
                 grace = ?SHUTDOWN_GRACE,
@@ -229,6 +414,76 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A listener whose first accepts fail as when the process is out of descriptors.
+    struct Exhausted {
+        failures_left: usize,
+        calls: usize,
+        listener: TcpListener,
+    }
+
+    impl Listen for Exhausted {
+        async fn accept(&mut self) -> std::io::Result<TcpStream> {
+            self.calls += 1;
+            if self.failures_left > 0 {
+                self.failures_left -= 1;
+                // EMFILE.
+                return Err(std::io::Error::from_raw_os_error(24));
+            }
+            TcpListener::accept(&self.listener).await.map(|(s, _)| s)
+        }
+    }
+
+    // Failed accepts are retried after a pause that doubles from 5 ms to a second, not at
+    // once: the transport skips a failed accept and asks again, and a listener out of
+    // descriptors fails again at once (it spun at 90% CPU). A success ends the pauses. On a
+    // paused clock, which moves on when the runtime has nothing to do but wait.
+    #[tokio::test(start_paused = true)]
+    async fn failed_accepts_are_retried_after_a_growing_pause() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let _waiting = TcpStream::connect(addr).await.unwrap();
+        let _next = TcpStream::connect(addr).await.unwrap();
+        let mut accepting = Accepting {
+            listener: Exhausted {
+                failures_left: 12,
+                calls: 0,
+                listener,
+            },
+            open: OpenConnections::default(),
+            limit: 10,
+            handshake: Duration::from_secs(3600),
+            failures: Throttled::default(),
+            refusals: Throttled::default(),
+            pause: Duration::ZERO,
+        };
+        let started = tokio::time::Instant::now();
+        let _conn = accepting.next().await;
+        // 5, 10, 20, … 640 ms, then 1 s four times.
+        let paused: Duration = (0..8)
+            .map(|i| Duration::from_millis(5 << i))
+            .chain([Duration::from_secs(1); 4])
+            .sum();
+        assert_eq!(accepting.listener.calls, 13);
+        assert!(started.elapsed() >= paused, "{:?}", started.elapsed());
+        // Logged once (the first failure, at once), within the log's 10 s: the 11 others are
+        // counted for its next line.
+        assert_eq!(accepting.failures.since, 11);
+        assert_eq!(accepting.pause, Duration::ZERO);
+        let before = tokio::time::Instant::now();
+        let _conn = accepting.next().await;
+        assert_eq!(before.elapsed(), Duration::ZERO, "no pause after a success");
+    }
+
+    #[test]
+    fn the_connection_limit_leaves_room_under_the_descriptor_limit() {
+        assert_eq!(connection_limit(10_000, None), 10_000);
+        assert_eq!(connection_limit(10_000, Some(1 << 20)), 10_000);
+        assert_eq!(connection_limit(10_000, Some(1024)), 1024 - 64);
+        assert_eq!(connection_limit(10_000, Some(10)), 1);
+        #[cfg(target_os = "linux")]
+        assert!(descriptor_limit().is_some_and(|n| n > 0));
+    }
 
     // The binaries' runtime has what the server uses: tasks on several workers, timers and
     // sockets.

@@ -46,6 +46,7 @@ pub(crate) fn code_name(code: Code) -> &'static str {
         Code::PermissionDenied => "PERMISSION_DENIED",
         Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
         Code::Unavailable => "UNAVAILABLE",
+        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
         _ => "OTHER",
     }
 }
@@ -399,8 +400,25 @@ impl CanastaService for Service {
         let peer = peer(&request);
         let mut requests = request.into_inner();
         // The game is named by the opening: the call is charged once it has come (to the
-        // token if it holds a seat of that game, as any call naming a game).
-        let opening = match requests.message().await? {
+        // token if it holds a seat of that game, as any call naming a game). Until then it
+        // holds no stream place, and it waits for the opening a bounded time: a call that
+        // never sends it ends, charged to the address, instead of being held for ever.
+        let wait = self.config.play_open_timeout();
+        let opening = match tokio::time::timeout(wait, requests.message()).await {
+            Err(_) => {
+                self.charge(peer, None, None).map_err(|e| self.fail(e))?;
+                return Err(self.fail(ApiError::new(
+                    Code::DeadlineExceeded,
+                    "PLAY_NOT_OPENED",
+                    format!(
+                        "no `watch` came within {wait:?} of the Play call's start: send the \
+                         opening message first, at once"
+                    ),
+                )));
+            }
+            Ok(message) => message?,
+        };
+        let opening = match opening {
             Some(v1::PlayRequest {
                 kind: Some(v1::play_request::Kind::Watch(w)),
             }) => w,
@@ -418,9 +436,16 @@ impl CanastaService for Service {
         self.charge(peer, Some(&token), game.as_ref().ok())
             .map_err(|e| self.fail(e))?;
         let handle = game.map_err(|e| self.fail(e))?;
-        let slot = self
-            .stream_slot(peer, &Some(token.clone()))
-            .map_err(|e| self.fail(e))?;
+        // The token's stream place is taken only once the token is known to hold a seat of
+        // the game: a token that holds none is refused by the actor (NOT_A_SEAT_OF_GAME) and
+        // takes nothing on the way. (Were it to hold one by then, its place is taken after.)
+        let holds = handle.seats.holds(token.id());
+        let mut slot = if holds {
+            self.stream_slot(peer, &Some(token.clone()))
+                .map_err(|e| self.fail(e))?
+        } else {
+            None
+        };
         let sub = handle
             .ask(|reply| Command::Subscribe {
                 token: Some(token.clone()),
@@ -431,6 +456,11 @@ impl CanastaService for Service {
             })
             .await
             .map_err(|e| self.fail(e))?;
+        if !holds {
+            slot = self
+                .stream_slot(peer, &Some(token.clone()))
+                .map_err(|e| self.fail(e))?;
+        }
         let (tx, rx) = mpsc::channel(STREAM_QUEUE + 1);
         let watching = self.start_watch(sub, &opening, slot, tx.clone());
         let plays = Plays {

@@ -6,7 +6,9 @@
 //! action latency during the flood stays within a generous bound of the quiet one; the figures
 //! are printed); watch streams are limited per token and, for spectators, per address, and
 //! closing a stream frees its place; every call whose token holds no seat of the game it names
-//! is limited per address.
+//! is limited per address. Play calls that never send their opening and connections that never
+//! send a byte, twice as many as `--max-connections`, are each ended by the server (at their
+//! deadlines, or at once beyond the limit) while another game keeps its pace (figures printed).
 //!
 //! The normal run takes seconds. A longer run floods for `CANASTA_ABUSE_SECS` seconds while bots
 //! keep playing, and prints the latency figures:
@@ -20,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use canasta_proto::v1;
 use canasta_server::Config;
+use canasta_tests::play::{PlayCall, watch as watch_play};
 use canasta_tests::*;
 use tonic::Code;
 use tonic_types::StatusExt;
@@ -469,6 +472,204 @@ async fn a_flooding_token_is_refused_and_another_game_keeps_going() {
         seq_of(&mut client, &flood_game, &flood_tokens[1]).await,
         flood_seq
     );
+    server.stop().await;
+}
+
+/// Connections the server of the silent flood serves at most.
+const SILENT_MAX_CONNECTIONS: usize = 48;
+
+/// Connections the silent flood tries to hold open at once: twice the limit.
+const SILENT_SOCKETS: usize = 2 * SILENT_MAX_CONNECTIONS;
+
+/// Silent Play calls the flood holds open at once, over [`SILENT_CHANNELS`] connections.
+const SILENT_CALLS: usize = 64;
+const SILENT_CHANNELS: usize = 4;
+
+/// What the silent flood got back.
+#[derive(Default)]
+struct SilentCounts {
+    /// Connections closed by the server before it sent anything: beyond the limit.
+    closed_at_once: AtomicUsize,
+    /// Connections served (the server sent its HTTP/2 settings), then closed when they had
+    /// sent nothing by the handshake deadline.
+    closed_at_deadline: AtomicUsize,
+    /// Silent Play calls ended DEADLINE_EXCEEDED PLAY_NOT_OPENED.
+    calls_ended: AtomicUsize,
+}
+
+/// Reads `stream` until the server closes it, within 10 s (a guard against a connection held
+/// for ever, not a measured bound); returns how many bytes came.
+async fn bytes_until_closed(mut stream: tokio::net::TcpStream) -> usize {
+    use tokio::io::AsyncReadExt;
+    let mut got = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut got))
+        .await
+        .expect("the server closes a silent connection within 10 s");
+    if let Err(e) = read {
+        assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}");
+    }
+    got.len()
+}
+
+/// Until `stop`: [`SILENT_CALLS`] Play calls with `token` that never send their opening (each
+/// must end DEADLINE_EXCEEDED PLAY_NOT_OPENED), and [`SILENT_SOCKETS`] connections that never
+/// send a byte (each must be closed by the server: at once beyond the limit, else at the
+/// handshake deadline), each opened again as soon as it ends. On a runtime of its own, in its
+/// own threads (see [`flood`]).
+fn silent_flood(
+    server: &TestServer,
+    token: String,
+    stop: Arc<AtomicBool>,
+) -> (Arc<SilentCounts>, std::thread::JoinHandle<()>) {
+    let counts = Arc::new(SilentCounts::default());
+    let (addr, all_counts) = (server.addr, counts.clone());
+    let thread = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("the flood's runtime");
+        runtime.block_on(async move {
+            let counts = all_counts;
+            let mut tasks = Vec::new();
+            // The calls' connections first, within the limit.
+            let mut clients = Vec::new();
+            for _ in 0..SILENT_CHANNELS {
+                clients.push(connect(addr).await);
+            }
+            for i in 0..SILENT_CALLS {
+                let mut client = clients[i % SILENT_CHANNELS].clone();
+                let (token, stop, counts) = (token.clone(), stop.clone(), counts.clone());
+                tasks.push(tokio::spawn(async move {
+                    while !stop.load(Ordering::Relaxed) {
+                        let silent = tokio_stream::pending::<v1::PlayRequest>();
+                        let call = client.play(authed(silent, &token));
+                        let status = tokio::time::timeout(Duration::from_secs(10), call)
+                            .await
+                            .expect("a silent Play call ends within 10 s")
+                            .map(|_| ())
+                            .expect_err("a silent Play call is refused");
+                        assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+                        assert_eq!(reason(&status), "PLAY_NOT_OPENED");
+                        counts.calls_ended.fetch_add(1, Ordering::Relaxed);
+                    }
+                }));
+            }
+            for _ in 0..SILENT_SOCKETS {
+                let (stop, counts) = (stop.clone(), counts.clone());
+                tasks.push(tokio::spawn(async move {
+                    while !stop.load(Ordering::Relaxed) {
+                        let socket = tokio::net::TcpStream::connect(addr)
+                            .await
+                            .expect("the listener takes connections");
+                        let closed = if bytes_until_closed(socket).await == 0 {
+                            &counts.closed_at_once
+                        } else {
+                            &counts.closed_at_deadline
+                        };
+                        closed.fetch_add(1, Ordering::Relaxed);
+                    }
+                }));
+            }
+            for task in tasks {
+                task.await.expect("a flood task ends cleanly");
+            }
+        });
+    });
+    (counts, thread)
+}
+
+// Silent Play calls and connections that never send a byte, twice as many as the server
+// serves, while bots play another game from a connection made before: every silent call ends
+// DEADLINE_EXCEEDED at --play-open-timeout-secs, holding no stream place (its seat plays on);
+// every silent connection is closed, at once beyond --max-connections (the server sends it
+// nothing) or at --handshake-timeout-secs; the flood holds no more than that (it held every
+// connection and call for ever); the other game keeps its pace (the figures are printed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn silent_calls_and_connections_are_bounded_and_another_game_keeps_going() {
+    let mut config = Config::for_tests();
+    config.requests_per_second = 300.0;
+    config.max_connections = SILENT_MAX_CONNECTIONS;
+    config.handshake_timeout_secs = 0.3;
+    config.play_open_timeout_secs = 0.3;
+    config.max_watchers_per_token = 2;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+
+    let (quiet_game, quiet_tokens) = started_game(&mut client, 31).await;
+    let quiet = play_paced(&mut client, &quiet_game, &quiet_tokens, |n| {
+        n >= BOUNDED_ACTIONS
+    })
+    .await;
+    let (game, tokens) = started_game(&mut client, 31).await;
+    let (flood_game, flood_tokens) = started_game(&mut client, 32).await;
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let flood_start = Instant::now();
+    let (counts, flooders) = silent_flood(&server, flood_tokens[0].clone(), stop.clone());
+    let flooded = play_paced(&mut client, &game, &tokens, |n| n >= BOUNDED_ACTIONS).await;
+    // A flood slowed by a busy machine may not have gone round once yet: give it time.
+    let patience = Instant::now() + Duration::from_secs(10);
+    let round = || {
+        counts.closed_at_once.load(Ordering::Relaxed) > 0
+            && counts.closed_at_deadline.load(Ordering::Relaxed) > 0
+            && counts.calls_ended.load(Ordering::Relaxed) > 0
+    };
+    while !round() && Instant::now() < patience {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // The silent calls hold none of their seat's two stream places.
+    let mut seat_client = client.clone();
+    let watching = open_watch(
+        &mut seat_client,
+        &flood_game,
+        Some(&flood_tokens[0]),
+        0,
+        false,
+    )
+    .await
+    .expect("the seat of the silent calls watches its game");
+    let playing = PlayCall::open(&mut client, Some(&flood_tokens[0]), watch_play(&flood_game))
+        .await
+        .expect("the seat of the silent calls plays its game");
+    stop.store(true, Ordering::Relaxed);
+    let flood_secs = flood_start.elapsed().as_secs_f64();
+    tokio::time::timeout(
+        Duration::from_secs(20),
+        tokio::task::spawn_blocking(move || flooders.join()),
+    )
+    .await
+    .expect("the flood stops")
+    .expect("the joining task")
+    .expect("every flood task ends cleanly");
+    let (at_once, at_deadline, calls) = (
+        counts.closed_at_once.load(Ordering::Relaxed),
+        counts.closed_at_deadline.load(Ordering::Relaxed),
+        counts.calls_ended.load(Ordering::Relaxed),
+    );
+    println!(
+        "silent flood in {flood_secs:.2} s: {at_deadline} connections served and closed at the \
+         handshake deadline, {at_once} closed at once beyond --max-connections \
+         ({SILENT_MAX_CONNECTIONS}), {calls} silent Play calls ended at their deadline"
+    );
+    let (quiet_median, flooded_median) = (median(&quiet), median(&flooded));
+    println!("other game without flood: {}", summary(quiet));
+    println!(
+        "other game during silent flood: {}",
+        summary(flooded.clone())
+    );
+
+    assert!(at_once > 0, "no connection was refused for the limit");
+    assert!(at_deadline > 0, "no connection was closed at its deadline");
+    assert!(calls > 0, "no silent call ended");
+    assert_eq!(flooded.len(), BOUNDED_ACTIONS, "the other game kept going");
+    let bound = flooded_bound(quiet_median);
+    assert!(
+        flooded_median <= bound,
+        "the other game's median latency went from {quiet_median:?} to {flooded_median:?} \
+         during the silent flood, over the bound of {bound:?}"
+    );
+    drop((watching, playing));
     server.stop().await;
 }
 

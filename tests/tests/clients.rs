@@ -380,3 +380,97 @@ async fn watchers_that_never_read_neither_stall_a_game_nor_lose_events() {
     }
     server.stop().await;
 }
+
+/// Reads `stream` until the server closes it (the end, or a reset), within 10 s: a guard
+/// against a connection held for ever, not a measured bound. Returns the bytes read.
+async fn until_closed(mut stream: tokio::net::TcpStream) -> Vec<u8> {
+    use tokio::io::AsyncReadExt;
+    let mut got = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut got))
+        .await
+        .expect("the server closed the connection within 10 s");
+    if let Err(e) = read {
+        assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}");
+    }
+    got
+}
+
+// A connection that sends nothing, or less than HTTP/2's preface, is closed by the server at
+// --handshake-timeout-secs (it was kept for ever: each held a descriptor, 10 000 of them ran
+// the server out); one that speaks HTTP/2 is served on, past that deadline, however idle.
+#[tokio::test]
+async fn connections_that_never_speak_are_closed_at_the_handshake_deadline() {
+    use tokio::io::AsyncWriteExt;
+    let mut config = Config::for_tests();
+    config.handshake_timeout_secs = 0.2;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    create(&mut client, 2, 1).await;
+    let silent = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let mut partial = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    partial.write_all(b"PRI * HTTP/2.0\r\n").await.unwrap();
+    let (silent, partial) = tokio::join!(until_closed(silent), until_closed(partial));
+    // The server's HTTP/2 settings, sent at once, and nothing more.
+    assert!(
+        silent.len() < 100 && partial.len() < 100,
+        "{silent:?} {partial:?}"
+    );
+    // The client connected before is still served, on its connection.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let listed = client
+        .list_games(v1::ListGamesRequest::default())
+        .await
+        .expect("the idle connection is served");
+    assert_eq!(listed.into_inner().games.len(), 1);
+    server.stop().await;
+}
+
+// Beyond --max-connections a new connection is closed at once, while the connections served
+// keep being served; once one of them closes, a new one is served again.
+#[tokio::test]
+async fn connections_beyond_the_limit_are_closed_and_the_others_served() {
+    let mut config = Config::for_tests();
+    config.max_connections = 3;
+    let server = TestServer::with_config(config).await;
+    let mut clients = Vec::new();
+    for seed in 0..3 {
+        let mut client = server.client().await;
+        create(&mut client, 2, seed).await;
+        clients.push(client);
+    }
+    for _ in 0..3 {
+        let extra = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        // Closed before the server sent anything: not served at all.
+        assert_eq!(until_closed(extra).await, b"", "refused without a word");
+    }
+    for client in &mut clients {
+        let listed = client
+            .list_games(v1::ListGamesRequest::default())
+            .await
+            .expect("a connection within the limit is served");
+        assert_eq!(listed.into_inner().games.len(), 3);
+    }
+    // Closing one makes room (once the server has seen it close).
+    drop(clients.pop());
+    let mut served = false;
+    for _ in 0..100 {
+        let channel = tonic::transport::Channel::from_shared(format!("http://{}", server.addr))
+            .unwrap()
+            .connect()
+            .await;
+        if let Ok(channel) = channel {
+            let mut client = CanastaServiceClient::new(channel);
+            if client
+                .list_games(v1::ListGamesRequest::default())
+                .await
+                .is_ok()
+            {
+                served = true;
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(served, "a connection is served again once one has closed");
+    server.stop().await;
+}

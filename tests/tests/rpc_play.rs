@@ -243,3 +243,89 @@ async fn an_oversized_message_ends_the_call_with_the_limit() {
     assert_eq!(game_seq(&mut client, &id).await, replica.seq());
     server.stop().await;
 }
+
+/// A Play call with `token` that sends nothing (its requests side stays open, empty): the
+/// call's answer, once it comes.
+fn silent_play(client: &Client, token: &str) -> tokio::task::JoinHandle<Result<(), tonic::Status>> {
+    let mut client = client.clone();
+    let request = as_viewer(tokio_stream::pending::<v1::PlayRequest>(), Some(token));
+    tokio::spawn(async move { client.play(request).await.map(|_| ()) })
+}
+
+// A Play call that never sends its opening message ends when --play-open-timeout-secs have
+// passed, DEADLINE_EXCEEDED PLAY_NOT_OPENED, instead of being held for ever (it was). The
+// 10 s are a guard against a hang, not a measured bound.
+#[tokio::test]
+async fn a_play_call_that_never_opens_ends_at_its_deadline() {
+    let mut config = canasta_server::Config::for_tests();
+    config.play_open_timeout_secs = 0.2;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let (request, _) = short_game();
+    let (id, tokens, replica) = started(&mut client, request).await;
+    for token in [tokens[0].as_str(), "made-up-token-made-up-token-0000"] {
+        let answer = tokio::time::timeout(Duration::from_secs(10), silent_play(&client, token))
+            .await
+            .expect("the silent call ends within 10 s")
+            .unwrap();
+        let status = answer.expect_err("a call that sent nothing is refused");
+        assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+        assert_eq!(reason(&status), "PLAY_NOT_OPENED");
+        assert!(status.message().contains("watch"), "{}", status.message());
+    }
+    assert_eq!(game_seq(&mut client, &id).await, replica.seq());
+    server.stop().await;
+}
+
+// Play calls of a seat's token that send nothing hold none of the token's stream places:
+// with 2 places, two silent calls leave both to the seat's WatchGame and Play calls (they
+// took both, locking the seat out of its own game, when a place was taken at the call's
+// start). The silent calls then end at their deadline.
+#[tokio::test]
+async fn silent_play_calls_do_not_lock_a_seat_out() {
+    let mut config = canasta_server::Config::for_tests();
+    config.max_watchers_per_token = 2;
+    config.play_open_timeout_secs = 3.0;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let (request, _) = short_game();
+    let (id, tokens, replica) = started(&mut client, request).await;
+    let token = &tokens[0];
+    let silent: Vec<_> = (0..2).map(|_| silent_play(&client, token)).collect();
+    // The calls' headers are on the connection before this request's: once it is answered
+    // (and a moment more for their handlers to start), the server has them.
+    game_seq(&mut client, &id).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let watch_stream = client
+        .watch_game(authed(
+            v1::WatchGameRequest {
+                game_id: id.clone(),
+                after_seq: 0,
+                include_actions: false,
+                include_view: false,
+            },
+            token,
+        ))
+        .await
+        .expect("the seat watches its game");
+    let mut call = PlayCall::open(&mut client, Some(token), watch(&id))
+        .await
+        .expect("the seat plays its game");
+    call.events_until(replica.seq()).await;
+    // Both places are the seat's streams': a third is refused.
+    let third = PlayCall::open(&mut client, Some(token), watch(&id))
+        .await
+        .err()
+        .expect("a third stream is over the limit");
+    assert_eq!(reason(&third), "TOO_MANY_WATCHERS");
+    for answer in silent {
+        let answer = tokio::time::timeout(Duration::from_secs(20), answer)
+            .await
+            .expect("the silent call ends")
+            .unwrap();
+        let status = answer.expect_err("refused at its deadline");
+        assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+    }
+    drop((watch_stream, call));
+    server.stop().await;
+}
