@@ -27,38 +27,78 @@ const SUIT_COMBINATIONS: usize = 64;
 /// hand. A hand of sixty cards before its side's initial meld has millions of irreducible
 /// initial melds.
 pub(super) struct Sink<'s> {
-    emit: &'s mut dyn FnMut(Action) -> bool,
+    to: To<'s>,
     /// Search steps left.
     steps: u64,
-    /// The receiver asked to stop, or the steps ran out: every search returns at once.
+    /// The receiver asked to stop, the list is full, or the steps ran out: every search
+    /// returns at once.
     stopped: bool,
     /// The steps ran out before the enumeration was complete.
     exhausted: bool,
+    /// An action was left out because the list was full.
+    full: bool,
     /// Groups of an initial meld in one choice of suits only (a summary tells ranks apart,
     /// not suits of groups).
     pub(super) canonical_suits: bool,
 }
 
+/// Where a [`Sink`] hands its actions: a list (pushed there directly, for the bots' speed), or
+/// a function that reads each one.
+enum To<'s> {
+    List {
+        out: &'s mut Vec<Action>,
+        /// Length of `out` when the enumeration began.
+        start: usize,
+        /// Most actions to list.
+        max: usize,
+    },
+    Fold(&'s mut dyn FnMut(&Action) -> bool),
+}
+
 impl<'s> Sink<'s> {
-    /// A sink handing actions to `emit` until it returns false, for at most `steps` steps.
-    pub(super) fn new(steps: u64, emit: &'s mut dyn FnMut(Action) -> bool) -> Sink<'s> {
+    fn new(to: To<'s>, steps: u64) -> Sink<'s> {
         Sink {
-            emit,
+            to,
             steps,
             stopped: false,
             exhausted: false,
+            full: false,
             canonical_suits: false,
         }
+    }
+
+    /// A sink appending at most `max` actions to `out`, for at most `steps` steps.
+    pub(super) fn list(out: &'s mut Vec<Action>, max: usize, steps: u64) -> Sink<'s> {
+        let start = out.len();
+        Sink::new(To::List { out, start, max }, steps)
+    }
+
+    /// A sink handing each action to `read` until it returns false, for at most `steps`
+    /// steps.
+    pub(super) fn fold(read: &'s mut dyn FnMut(&Action) -> bool, steps: u64) -> Sink<'s> {
+        Sink::new(To::Fold(read), steps)
     }
 
     /// Hands on an action; false once the enumeration must stop.
     #[inline]
     fn push(&mut self, action: Action) -> bool {
-        if self.stopped || !self.step() {
+        if !self.step() {
             return false;
         }
-        if !(self.emit)(action) {
-            self.stopped = true;
+        match &mut self.to {
+            To::List { out, start, max } => {
+                if out.len() - *start < *max {
+                    out.push(action);
+                } else {
+                    self.full = true;
+                    self.stopped = true;
+                }
+            }
+            To::Fold(read) => {
+                if !read(&action) {
+                    self.stopped = true;
+                }
+            }
         }
         !self.stopped
     }
@@ -81,6 +121,12 @@ impl<'s> Sink<'s> {
     /// True if the step budget ran out.
     pub(super) fn exhausted(&self) -> bool {
         self.exhausted
+    }
+
+    /// True if the enumeration ran to its end: no action was left out for want of room or of
+    /// steps.
+    pub(super) fn complete(&self) -> bool {
+        !self.full && !self.exhausted
     }
 }
 

@@ -268,11 +268,8 @@ impl<'a> LegalChoices<'a> {
     /// millions of irreducible initial melds. Where the hand comes from someone else (a
     /// server's prompt), list with [`LegalChoices::actions_up_to`].
     pub fn actions(&self, out: &mut Vec<Action>) {
-        let mut push = |a| {
-            out.push(a);
-            true
-        };
-        self.ctx.enumerate(&mut Sink::new(u64::MAX, &mut push));
+        self.ctx
+            .enumerate(&mut Sink::list(out, usize::MAX, u64::MAX));
     }
 
     /// Appends the legal actions in canonical form, as [`LegalChoices::actions`] does, until
@@ -280,20 +277,9 @@ impl<'a> LegalChoices<'a> {
     /// work is bounded whatever the hand. True if the list is complete; false if it was cut
     /// (the actions listed are legal, in the order of the full list).
     pub fn actions_up_to(&self, out: &mut Vec<Action>, max: usize) -> bool {
-        let start = out.len();
-        let mut more = true;
-        let mut push = |a| {
-            if out.len() - start >= max {
-                more = false;
-                return false;
-            }
-            out.push(a);
-            true
-        };
-        let mut sink = Sink::new(LIST_STEPS, &mut push);
+        let mut sink = Sink::list(out, max, LIST_STEPS);
         self.ctx.enumerate(&mut sink);
-        let exhausted = sink.exhausted();
-        more && !exhausted
+        sink.complete()
     }
 
     /// "Can I go out now?": a legal going out of the whole hand, `Some` exactly when one
@@ -339,8 +325,8 @@ impl<'a> LegalChoices<'a> {
             .iter()
             .filter(|&&r| c.hand.rank_count(r) >= 2)
             .count();
-        let mut fold = |a: Action| {
-            match &a {
+        let mut fold = |a: &Action| {
+            match a {
                 Action::TakePile { top, melds } => {
                     let opt = TakeOption {
                         target: top.target,
@@ -389,7 +375,7 @@ impl<'a> LegalChoices<'a> {
                 && s.sequence_suits.len() == Suit::ALL.len()
                 && (s.can_meld_wilds || !c.rules.wild_canastas))
         };
-        let mut sink = Sink::new(SUMMARY_STEPS, &mut fold);
+        let mut sink = Sink::fold(&mut fold, SUMMARY_STEPS);
         // The suits of a group tell nothing the summary says.
         sink.canonical_suits = true;
         match c.phase {
@@ -772,11 +758,11 @@ impl<'a> Ctx<'a> {
             // first one listed answers. A search cut short by its budget (a huge hand before
             // the side's initial meld) found none, and the pile is not forced.
             let mut found = false;
-            let mut first = |_| {
+            let mut first = |_: &Action| {
                 found = true;
                 false
             };
-            self.push_takes(&mut Sink::new(FORCED_STEPS, &mut first));
+            self.push_takes(&mut Sink::fold(&mut first, FORCED_STEPS));
             return found.then_some(top);
         }
         (0..self.melds.len()).find_map(|id| {
