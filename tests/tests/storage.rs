@@ -372,7 +372,7 @@ async fn any_bit_flipped_in_a_stored_action_is_refused_bad_log() {
             Ok(_) => served.push(bit),
             Err(status) => assert_refused(&status, Code::DataLoss, "BAD_LOG"),
         }
-        assert_eq!(listed(&mut client).await, [id.clone()], "bit {bit}");
+        assert_eq!(listed(&mut client).await, [id.as_str()], "bit {bit}");
         assert_eq!(game_seq(&mut client, &id).await, replica.seq(), "bit {bit}");
         server.stop().await;
     }
@@ -413,7 +413,7 @@ async fn a_game_id_damaged_in_its_row_answers_bad_log_and_the_server_starts() {
         .await
         .expect_err("not served");
     assert_refused(&status, Code::DataLoss, "BAD_LOG");
-    assert_eq!(listed(&mut client).await, [id.clone()]);
+    assert_eq!(listed(&mut client).await, [id.as_str()]);
     assert_eq!(
         log_of(&mut client, &id).await,
         replica.events(Viewer::Spectator)
