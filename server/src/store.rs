@@ -13,9 +13,21 @@
 //! but only after it has answered the writers of the commit that filled the log, and in small
 //! steps: a checkpoint holds up the commits queued behind it, and SQLite's own, run inside the
 //! commit every 1000 pages, held every game's action up for 5 ms about eight times a second.
+//!
+//! Every row carries a CRC-32C of its key and its bytes (see [`game_crc`], [`entry_crc`]):
+//! a row changed after it was written (a flipped bit, a row moved to another game or number)
+//! makes its game damaged instead of replaying into another game. A row whose key cannot be
+//! read is skipped and named (its table and rowid), and the other games are served.
+//!
+//! The writer also checks, after each commit and before answering its writers, that the
+//! database file is still the one it opened: a database deleted, moved or replaced while the
+//! server runs would lose at the next start everything written since, so from then on nothing
+//! is acknowledged (see [`FileWatch`]).
+
+mod crc32c;
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -23,8 +35,11 @@ use std::thread::JoinHandle;
 
 use canasta_proto::v1;
 use prost::Message;
+use rusqlite::types::ValueRef;
 use rusqlite::wal::CheckpointMode;
-use rusqlite::{Connection, MAIN_DB, params};
+use rusqlite::{Connection, MAIN_DB, OpenFlags, params};
+
+use crc32c::Crc32c;
 use tokio::sync::oneshot;
 
 /// One entry of a game's log, as stored.
@@ -117,8 +132,8 @@ pub struct StoredGame {
     pub entries: Vec<Entry>,
 }
 
-/// A stored game that cannot be read back whole: an undecodable request or log entry, or a
-/// gap in its log. Replaying what can be read would rebuild a different game, so the server
+/// A stored game that cannot be read back whole: a row of it that fails its checksum, an
+/// undecodable request or log entry, a gap in its log, or a log without its game's row. Replaying what can be read would rebuild a different game, so the server
 /// does not serve it (it answers `BAD_LOG`) and the operator repairs or removes it.
 #[derive(Clone, Debug)]
 pub struct DamagedGame {
@@ -135,6 +150,20 @@ pub struct Loaded {
     pub games: Vec<StoredGame>,
     /// The games that did not.
     pub damaged: Vec<DamagedGame>,
+    /// Rows that belong to no game that could be told: their key cannot be read, or they fail
+    /// their checksum and match no game's. Skipped (and logged), left in the database.
+    pub bad_rows: Vec<BadRow>,
+}
+
+/// A stored row that is not read into any game.
+#[derive(Clone, Debug)]
+pub struct BadRow {
+    /// `games` or `entries`.
+    pub table: &'static str,
+    /// Its rowid, to find it with `sqlite3`.
+    pub rowid: i64,
+    /// What is wrong, for the operator.
+    pub why: String,
 }
 
 /// A switch that makes every write fail while it is on, as a full disk or a lost volume
@@ -171,12 +200,14 @@ enum Write {
         id: String,
         created_ms: i64,
         request: Vec<u8>,
+        crc: u32,
         ack: oneshot::Sender<Result<(), StoreError>>,
     },
     Entry {
         game_id: String,
         n: u64,
         entry: Vec<u8>,
+        crc: u32,
         ack: oneshot::Sender<Result<(), StoreError>>,
     },
 }
@@ -210,8 +241,22 @@ impl Store {
     /// cannot be read back whole is listed among [`Loaded::damaged`] (and logged), not
     /// skipped silently; an unreadable database is an error naming the file.
     pub fn open(path: &Path, sync_full: bool) -> Result<(Store, Loaded), StoreError> {
+        Store::open_with(path, sync_full, OpenFlags::default())
+    }
+
+    /// [`Store::open`] with SQLite's flags to open the file with (tests open read-only).
+    fn open_with(
+        path: &Path,
+        sync_full: bool,
+        flags: OpenFlags,
+    ) -> Result<(Store, Loaded), StoreError> {
         let err = |e: rusqlite::Error| db_error(path, e);
-        let conn = Connection::open(path).map_err(err)?;
+        let conn = Connection::open_with_flags(path, flags).map_err(err)?;
+        // SQLite opens a file it may not write read-only, and says so only at the first write
+        // (as "attempt to write a readonly database", or in WAL mode "disk I/O error").
+        if conn.is_readonly(MAIN_DB).map_err(err)? {
+            return Err(read_only(path));
+        }
         // Exclusive: one server owns the database while it runs (a second one is refused),
         // and SQLite then takes no file lock per transaction.
         conn.execute_batch(&format!(
@@ -230,10 +275,11 @@ impl Store {
             .map(|g| (g.id.clone(), g.entries.len() as u64))
             .collect();
         ends.extend(loaded.damaged.iter().map(|d| (d.id.clone(), u64::MAX)));
+        let watch = FileWatch::new(path)?;
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("canasta-store".into())
-            .spawn(move || writer(conn, rx, ends))
+            .spawn(move || writer(conn, rx, ends, watch))
             .map_err(|e| StoreError(e.to_string()))?;
         Ok((
             Store {
@@ -282,10 +328,12 @@ impl Store {
         request: &v1::CreateGameRequest,
     ) -> Result<(), StoreError> {
         let request = request.encode_to_vec();
+        let crc = game_crc(id.as_bytes(), created_ms, &request);
         self.send(|ack| Write::Game {
             id: id.to_string(),
             created_ms,
             request,
+            crc,
             ack,
         })
         .await
@@ -306,10 +354,12 @@ impl Store {
         n: u64,
         entry: &[u8],
     ) -> Result<(), StoreError> {
+        // The checksum is computed here, on the caller's task, not on the one writer thread.
         self.send(|ack| Write::Entry {
             game_id: game_id.to_string(),
             n,
             entry: entry.to_vec(),
+            crc: entry_crc(game_id.as_bytes(), n as i64, entry),
             ack,
         })
         .await
@@ -328,8 +378,33 @@ impl Store {
     }
 }
 
+/// The database at `path` cannot be written.
+fn read_only(path: &Path) -> StoreError {
+    StoreError(format!(
+        "{}: the database is read-only (the file, its directory or its file system refuses \
+         this user's writes; the server writes the file and creates its -wal file next to \
+         it): make them writable by the server's user (chmod u+w, chown), pass another --db, \
+         or run with --memory to keep nothing",
+        path.display()
+    ))
+}
+
 /// An error of the database at `path`, said so that the operator knows what to do.
 fn db_error(path: &Path, e: rusqlite::Error) -> StoreError {
+    match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::ReadOnly) => {
+            return StoreError(format!("{} ({e})", read_only(path).0));
+        }
+        Some(rusqlite::ErrorCode::CannotOpen) => {
+            return StoreError(format!(
+                "{}: {e}: the file or its -wal file cannot be opened: check that its directory \
+                 exists and that the server's user may read and write the file and create files \
+                 in the directory (or run with --memory to keep nothing)",
+                path.display()
+            ));
+        }
+        _ => {}
+    }
     if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) {
         // The server holds its database in exclusive mode while it runs.
         return StoreError(format!(
@@ -348,7 +423,36 @@ fn db_error(path: &Path, e: rusqlite::Error) -> StoreError {
 /// where an index by game scattered each commit over a page per game: a write to SQLite costs
 /// the pages it touches, and group commits mix many games. The server reads the log only when
 /// it starts, in one scan.
-const SCHEMA_VERSION: i64 = 2;
+///
+/// Version 3: every row of both tables has a `crc` column, the CRC-32C of its key and bytes
+/// ([`game_crc`], [`entry_crc`]). Opening an older database computes it for every row, once, in
+/// the transaction that changes the layout: a row damaged before then is not told apart (its
+/// checksum is of the damaged bytes), every change after is.
+const SCHEMA_VERSION: i64 = 3;
+
+/// The checksum of a `games` row: its id, creation time and request.
+pub fn game_crc(id: &[u8], created_ms: i64, request: &[u8]) -> u32 {
+    Crc32c::default()
+        .update(b"game")
+        .update(&(id.len() as u64).to_le_bytes())
+        .update(id)
+        .update(&created_ms.to_le_bytes())
+        .update(request)
+        .finish()
+}
+
+/// The checksum of an `entries` row: its game's id, its number and its bytes. The key is in
+/// it, so an entry moved to another game or number fails it too; `game` and `entry` tell the
+/// two tables' rows apart.
+pub fn entry_crc(game_id: &[u8], n: i64, entry: &[u8]) -> u32 {
+    Crc32c::default()
+        .update(b"entry")
+        .update(&(game_id.len() as u64).to_le_bytes())
+        .update(game_id)
+        .update(&n.to_le_bytes())
+        .update(entry)
+        .finish()
+}
 
 /// Creates the tables, or brings an older database to [`SCHEMA_VERSION`].
 fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
@@ -363,32 +467,51 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
             path.display()
         )));
     }
-    let has_entries: bool = conn
-        .query_row(
-            "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'entries'",
-            [],
+    if version == SCHEMA_VERSION {
+        return Ok(());
+    }
+    let has_table = |name: &str| -> Result<bool, StoreError> {
+        conn.query_row(
+            "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+            [name],
             |r| r.get(0),
         )
-        .map_err(err)?;
-    conn.execute_batch(&format!(
-        "BEGIN;
+        .map_err(err)
+    };
+    let has_games = has_table("games")?;
+    let has_entries = has_table("entries")?;
+    let tx = conn.unchecked_transaction().map_err(err)?;
+    tx.execute_batch(&format!(
+        "{}
          CREATE TABLE IF NOT EXISTS games (
              id TEXT PRIMARY KEY,
              created_ms INTEGER NOT NULL,
-             request BLOB NOT NULL
+             request BLOB NOT NULL,
+             crc INTEGER
          );
+         {}
          {}
          CREATE TABLE IF NOT EXISTS entries (
              game_id TEXT NOT NULL,
              n INTEGER NOT NULL,
-             entry BLOB NOT NULL
+             entry BLOB NOT NULL,
+             crc INTEGER
          );
-         {}
-         PRAGMA user_version = {SCHEMA_VERSION};
-         COMMIT;",
+         {}",
+        // Version 2 rows have no checksum.
+        if has_games {
+            "ALTER TABLE games ADD COLUMN crc INTEGER;"
+        } else {
+            ""
+        },
         // Version 1 (no user_version) kept the entries in a table keyed by (game_id, n).
         if version < 2 && has_entries {
             "ALTER TABLE entries RENAME TO entries_v1;"
+        } else {
+            ""
+        },
+        if version == 2 && has_entries {
+            "ALTER TABLE entries ADD COLUMN crc INTEGER;"
         } else {
             ""
         },
@@ -400,37 +523,282 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
             ""
         },
     ))
-    .map_err(err)
+    .map_err(err)?;
+    // The checksums of the rows there are, computed over their bytes as they are (as load
+    // reads them). A row whose values are not of their types keeps none: load names it.
+    let filled = fill_checksums(&tx).map_err(err)?;
+    tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))
+        .map_err(err)?;
+    tx.commit().map_err(err)?;
+    if version > 0 || filled > 0 {
+        tracing::info!(
+            db = %path.display(),
+            from = version,
+            to = SCHEMA_VERSION,
+            rows = filled,
+            "the database was brought to the current layout; its rows have checksums now"
+        );
+    }
+    Ok(())
 }
+
+/// Computes the checksum of every row without one; returns how many it filled.
+fn fill_checksums(conn: &Connection) -> rusqlite::Result<usize> {
+    let mut filled = 0;
+    let mut crcs = Vec::new();
+    {
+        let mut stmt =
+            conn.prepare("SELECT rowid, id, created_ms, request FROM games WHERE crc IS NULL")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            if let (Some(id), Some(created_ms), Some(request)) = (
+                bytes_of(r.get_ref(1)?),
+                int_of(r.get_ref(2)?),
+                bytes_of(r.get_ref(3)?),
+            ) {
+                crcs.push((r.get::<_, i64>(0)?, game_crc(id, created_ms, request)));
+            }
+        }
+    }
+    let mut update = conn.prepare("UPDATE games SET crc = ?2 WHERE rowid = ?1")?;
+    for (rowid, crc) in crcs.drain(..) {
+        filled += update.execute(params![rowid, crc])?;
+    }
+    {
+        let mut stmt =
+            conn.prepare("SELECT rowid, game_id, n, entry FROM entries WHERE crc IS NULL")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            if let (Some(id), Some(n), Some(entry)) = (
+                bytes_of(r.get_ref(1)?),
+                int_of(r.get_ref(2)?),
+                bytes_of(r.get_ref(3)?),
+            ) {
+                crcs.push((r.get::<_, i64>(0)?, entry_crc(id, n, entry)));
+            }
+        }
+    }
+    let mut update = conn.prepare("UPDATE entries SET crc = ?2 WHERE rowid = ?1")?;
+    for (rowid, crc) in crcs {
+        filled += update.execute(params![rowid, crc])?;
+    }
+    Ok(filled)
+}
+
+/// A text or blob value's bytes (a flipped bit in a row's header can turn one into the other:
+/// the checksum, not the type, says whether the bytes are sound).
+fn bytes_of(v: ValueRef<'_>) -> Option<&[u8]> {
+    match v {
+        ValueRef::Text(b) | ValueRef::Blob(b) => Some(b),
+        _ => None,
+    }
+}
+
+fn int_of(v: ValueRef<'_>) -> Option<i64> {
+    match v {
+        ValueRef::Integer(i) => Some(i),
+        _ => None,
+    }
+}
+
+/// A stored checksum, if the value is one.
+fn crc_of(v: ValueRef<'_>) -> Option<u32> {
+    int_of(v).and_then(|c| u32::try_from(c).ok())
+}
+
+/// A row as read, before it is known to be sound: `key` is the game's id, `n` the entry's
+/// number (a game row's creation time), `bytes` the entry (the request).
+struct RawRow {
+    rowid: i64,
+    key: Option<Vec<u8>>,
+    n: Option<i64>,
+    bytes: Option<Vec<u8>>,
+    crc: Option<u32>,
+}
+
+impl RawRow {
+    fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
+        Ok(RawRow {
+            rowid: r.get(0)?,
+            key: bytes_of(r.get_ref(1)?).map(<[u8]>::to_vec),
+            n: int_of(r.get_ref(2)?),
+            bytes: bytes_of(r.get_ref(3)?).map(<[u8]>::to_vec),
+            crc: crc_of(r.get_ref(4)?),
+        })
+    }
+
+    /// Whether the row's checksum is that of its key and bytes under `key` (its own, or
+    /// another's when finding whose a damaged row is), with `crc` the table's checksum.
+    fn checks_as(&self, key: &[u8], crc: fn(&[u8], i64, &[u8]) -> u32) -> bool {
+        match (self.n, &self.bytes, self.crc) {
+            (Some(n), Some(bytes), Some(stored)) => crc(key, n, bytes) == stored,
+            _ => false,
+        }
+    }
+
+    /// The row's key as a game id, if its checksum holds and it is one; else what is wrong.
+    fn sound(&self, table: &str, crc: fn(&[u8], i64, &[u8]) -> u32) -> Result<String, String> {
+        let row = match self.n {
+            Some(n) if table == "entries" => format!("{table} row {} (entry {n})", self.rowid),
+            _ => format!("{table} row {}", self.rowid),
+        };
+        let Some(key) = &self.key else {
+            return Err(format!("{row}: its game id is not text"));
+        };
+        if self.n.is_none() || self.bytes.is_none() {
+            return Err(format!("{row}: a value is not of its type"));
+        }
+        if self.crc.is_none() {
+            return Err(format!("{row}: it has no checksum"));
+        }
+        if !self.checks_as(key, crc) {
+            return Err(format!(
+                "{row}: it fails its checksum (it was changed after it was written)"
+            ));
+        }
+        match std::str::from_utf8(key) {
+            Ok("") => Err(format!("{row}: its game id is empty")),
+            Ok(id) => Ok(id.to_string()),
+            Err(_) => Err(format!("{row}: its game id is not UTF-8")),
+        }
+    }
+
+    /// The key, if it reads as a game id (whether or not the checksum holds).
+    fn id(&self) -> Option<&str> {
+        std::str::from_utf8(self.key.as_deref()?)
+            .ok()
+            .filter(|id| !id.is_empty())
+    }
+}
+
+/// Most damaged rows whose game is looked for among all games (each costs a checksum per game).
+const MAX_ROWS_MATCHED: usize = 64;
 
 fn load(conn: &Connection, path: &Path) -> rusqlite::Result<Loaded> {
     let mut loaded = Loaded::default();
-    // Both tables' rows are a game id, a number and bytes; the bytes are read as they come, so
-    // that unreadable ones name their game.
-    let id_number_bytes = |r: &rusqlite::Row<'_>| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, i64>(1)?,
-            r.get::<_, Vec<u8>>(2),
-        ))
-    };
     // Every game's log in one scan, in the order written: a game's entries in their order.
-    let mut logs: HashMap<String, Vec<StoredEntry>> = HashMap::new();
-    let mut stmt = conn.prepare("SELECT game_id, n, entry FROM entries ORDER BY rowid")?;
-    for row in stmt.query_map([], id_number_bytes)? {
-        let (game_id, n, entry) = row?;
-        logs.entry(game_id).or_default().push((n, entry));
+    // The rows that are not sound wait until the games are known.
+    let mut logs: HashMap<String, Vec<(i64, Vec<u8>)>> = HashMap::new();
+    let mut log_order: Vec<String> = Vec::new();
+    let mut bad_entries: Vec<(RawRow, String)> = Vec::new();
+    let mut stmt =
+        conn.prepare("SELECT rowid, game_id, n, entry, crc FROM entries ORDER BY rowid")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let row = RawRow::read(r)?;
+        match row.sound("entries", entry_crc) {
+            Ok(id) => {
+                let log = logs.entry(id).or_insert_with_key(|id| {
+                    log_order.push(id.clone());
+                    Vec::new()
+                });
+                log.push((row.n.unwrap_or_default(), row.bytes.unwrap_or_default()));
+            }
+            Err(why) => bad_entries.push((row, why)),
+        }
     }
+    drop(rows);
+    drop(stmt);
     // rowid is the order of creation; created_ms alone is not (many games share a millisecond).
-    let mut stmt = conn.prepare("SELECT id, created_ms, request FROM games ORDER BY rowid")?;
-    for row in stmt.query_map([], id_number_bytes)? {
-        let (id, created_ms, request) = row?;
-        match read_game(logs.remove(&id).unwrap_or_default(), request) {
-            Ok((request, log)) => loaded.games.push(StoredGame {
+    // Each game's row, sound or not, under the id it is found to be, in rowid order; with
+    // what is wrong with the game.
+    let mut games: Vec<(String, Option<RawRow>)> = Vec::new();
+    let mut damage: HashMap<String, Vec<String>> = HashMap::new();
+    let mut bad_games: Vec<(RawRow, String)> = Vec::new();
+    let mut stmt =
+        conn.prepare("SELECT rowid, id, created_ms, request, crc FROM games ORDER BY rowid")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let row = RawRow::read(r)?;
+        match row.sound("games", game_crc) {
+            Ok(id) => games.push((id, Some(row))),
+            Err(why) => bad_games.push((row, why)),
+        }
+    }
+    drop(rows);
+    drop(stmt);
+    let mut known: std::collections::HashSet<String> =
+        games.iter().map(|(id, _)| id.clone()).collect();
+    // A game row that is not sound is its game's if its checksum matches a log without a game
+    // (its id was damaged), or if its id reads as one (the damage is elsewhere in the row).
+    for (row, why) in bad_games {
+        let owner = log_order
+            .iter()
+            .find(|id| !known.contains(*id) && row.checks_as(id.as_bytes(), game_crc))
+            .map(String::as_str)
+            .or_else(|| row.id());
+        match owner {
+            Some(id) => {
+                let id = id.to_string();
+                known.insert(id.clone());
+                damage.entry(id.clone()).or_default().push(why);
+                games.push((id, None));
+            }
+            None => loaded.bad_rows.push(BadRow {
+                table: "games",
+                rowid: row.rowid,
+                why,
+            }),
+        }
+    }
+    // A log whose game has no sound row: the row is missing or was damaged.
+    for id in &log_order {
+        if !known.contains(id) {
+            known.insert(id.clone());
+            damage
+                .entry(id.clone())
+                .or_default()
+                .push("its log is stored but its row in games is missing or cannot be read".into());
+            games.push((id.clone(), None));
+        }
+    }
+    // An entry row that is not sound is the game's whose id its checksum matches (its id was
+    // damaged), or else the game's its id names (the damage is elsewhere in the row); one that
+    // is neither is named on its own.
+    for (i, (row, why)) in bad_entries.into_iter().enumerate() {
+        let mut owners: Vec<&str> = Vec::new();
+        if i < MAX_ROWS_MATCHED {
+            owners.extend(
+                games
+                    .iter()
+                    .map(|(id, _)| id.as_str())
+                    .filter(|id| row.checks_as(id.as_bytes(), entry_crc)),
+            );
+        }
+        if owners.is_empty() {
+            owners.extend(row.id().filter(|id| known.contains(*id)));
+        }
+        if owners.is_empty() {
+            loaded.bad_rows.push(BadRow {
+                table: "entries",
+                rowid: row.rowid,
+                why: format!("{why}, and it matches no game"),
+            });
+        }
+        for id in owners {
+            damage.entry(id.to_string()).or_default().push(why.clone());
+        }
+    }
+    // Games in the order of their rows (damaged rows after the sound ones).
+    games.sort_by_key(|(_, row)| row.as_ref().map_or(i64::MAX, |r| r.rowid));
+    let mut seen = std::collections::HashSet::new();
+    for (id, row) in games {
+        if !seen.insert(id.clone()) {
+            continue;
+        }
+        let log = logs.remove(&id).unwrap_or_default();
+        let read = match (damage.remove(&id), row) {
+            (Some(why), _) => Err(why.join("; ")),
+            (None, Some(row)) => read_game(log, row.bytes.unwrap_or_default())
+                .map(|(request, entries)| (row.n.unwrap_or_default(), request, entries)),
+            (None, None) => Err("its row cannot be read".into()),
+        };
+        match read {
+            Ok((created_ms, request, entries)) => loaded.games.push(StoredGame {
                 id,
                 created_ms,
                 request,
-                entries: log,
+                entries,
             }),
             Err(why) => {
                 tracing::error!(
@@ -444,19 +812,25 @@ fn load(conn: &Connection, path: &Path) -> rusqlite::Result<Loaded> {
             }
         }
     }
+    for bad in &loaded.bad_rows {
+        tracing::error!(
+            db = %path.display(),
+            table = bad.table,
+            rowid = bad.rowid,
+            why = %bad.why,
+            "a stored row belongs to no game that can be told: it is skipped, and left in the \
+             database for the operator to repair or delete"
+        );
+    }
     Ok(loaded)
 }
 
-/// An entry's number and bytes as read back (the bytes may be unreadable).
-type StoredEntry = (i64, rusqlite::Result<Vec<u8>>);
-
-/// One game's request and log (its stored entries in the order written), or what keeps them
-/// from being read whole.
+/// One game's request and log (its sound entries, number and bytes, in the order written), or
+/// what keeps them from being read whole.
 fn read_game(
-    entries: Vec<StoredEntry>,
-    request: rusqlite::Result<Vec<u8>>,
+    entries: Vec<(i64, Vec<u8>)>,
+    request: Vec<u8>,
 ) -> Result<(v1::CreateGameRequest, Vec<Entry>), String> {
-    let request = request.map_err(|e| format!("its creating request cannot be read: {e}"))?;
     let request = v1::CreateGameRequest::decode(request.as_slice())
         .map_err(|e| format!("its creating request cannot be decoded: {e}"))?;
     let mut log = Vec::new();
@@ -467,7 +841,6 @@ fn read_game(
                 "entry {expected} of its log is missing (the next one stored is {n})"
             ));
         }
-        let bytes = bytes.map_err(|e| format!("entry {n} of its log cannot be read: {e}"))?;
         let entry = Entry::decode(bytes.as_slice())
             .map_err(|e| format!("entry {n} of its log cannot be decoded: {e}"))?;
         log.push(entry);
@@ -536,7 +909,113 @@ enum ToWriter {
     Close,
 }
 
-fn writer(mut conn: Connection, rx: mpsc::Receiver<ToWriter>, mut ends: LogEnds) {
+/// Whether the database file is still the one the server opened. SQLite writes to the file it
+/// opened whatever happens to its name: if the file is deleted, moved or replaced while the
+/// server runs, every later commit goes to a file that the next start will not read. The
+/// writer checks after each commit, before it answers (a `stat` of the database and of its
+/// write-ahead log: a few microseconds a batch), and from the first change on answers every
+/// write with an error saying what happened: nothing is acknowledged that a restart would lose.
+struct FileWatch {
+    path: PathBuf,
+    wal: PathBuf,
+    db_id: Option<FileId>,
+    wal_id: Option<FileId>,
+    /// What happened, once it has: every later write fails with it.
+    lost: Option<StoreError>,
+}
+
+/// A file's identity: its device and inode (on other systems, that it exists).
+type FileId = (u64, u64);
+
+fn file_id(path: &Path) -> std::io::Result<FileId> {
+    let m = std::fs::metadata(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Ok((m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        Ok((0, 0))
+    }
+}
+
+impl FileWatch {
+    fn new(path: &Path) -> Result<FileWatch, StoreError> {
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        let wal = PathBuf::from(wal);
+        let db_id = file_id(path).map_err(|e| StoreError(format!("{}: {e}", path.display())))?;
+        Ok(FileWatch {
+            path: path.to_path_buf(),
+            wal_id: file_id(&wal).ok(),
+            wal,
+            db_id: Some(db_id),
+            lost: None,
+        })
+    }
+
+    /// Ok if the files are the ones opened (the write-ahead log's is learned once it exists).
+    fn check(&mut self) -> Result<(), StoreError> {
+        if let Some(lost) = &self.lost {
+            return Err(lost.clone());
+        }
+        let mut changed = None;
+        for (path, id, what) in [
+            (&self.path, &mut self.db_id, "database file"),
+            (&self.wal, &mut self.wal_id, "database's write-ahead log"),
+        ] {
+            match (file_id(path), *id) {
+                (Ok(now), None) => *id = Some(now),
+                (Ok(now), Some(was)) if now == was => {}
+                (Ok(_), Some(_)) => {
+                    changed = Some(format!(
+                        "the {what} {} was replaced by another file",
+                        path.display()
+                    ));
+                }
+                (Err(e), Some(_)) if e.kind() == std::io::ErrorKind::NotFound => {
+                    changed = Some(format!(
+                        "the {what} {} was deleted or moved",
+                        path.display()
+                    ));
+                }
+                (Err(_), None) => {}
+                (Err(e), Some(_)) => {
+                    // Not known to be gone (a directory made unreadable, say): this batch
+                    // fails, the next is checked again.
+                    return Err(StoreError(format!(
+                        "the {what} {} cannot be checked: {e}: the writes were not acknowledged",
+                        path.display()
+                    )));
+                }
+            }
+            if changed.is_some() {
+                break;
+            }
+        }
+        let Some(changed) = changed else {
+            return Ok(());
+        };
+        let lost = StoreError(format!(
+            "{changed} while the server ran: what it writes now would be lost at the next \
+             start, so it stores and acknowledges nothing more. Put the database back where it \
+             was (restore it from a backup if it is gone) and restart the server; the games \
+             are back as last acknowledged"
+        ));
+        tracing::error!(db = %self.path.display(), error = %lost.0, "storage stopped");
+        self.lost = Some(lost.clone());
+        Err(lost)
+    }
+}
+
+fn writer(
+    mut conn: Connection,
+    rx: mpsc::Receiver<ToWriter>,
+    mut ends: LogEnds,
+    mut watch: FileWatch,
+) {
     // The log's size after each commit, told by SQLite. Setting this hook also turns off
     // SQLite's own checkpoints, which would run inside the commit, before the writers are
     // answered.
@@ -565,15 +1044,30 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<ToWriter>, mut ends: LogEnds)
                 Err(_) => break,
             }
         }
-        let results = write_batch(&mut conn, &batch, &mut ends);
+        let results = match watch.lost.clone() {
+            Some(lost) => vec![Err(lost); batch.len()],
+            None => {
+                let mut results = write_batch(&mut conn, &batch, &mut ends, &watch.path);
+                // After the commit, before anyone is answered: a write acknowledged is in the
+                // file that the next start reads.
+                if let Err(e) = watch.check() {
+                    for r in results.iter_mut().filter(|r| r.is_ok()) {
+                        *r = Err(e.clone());
+                    }
+                }
+                results
+            }
+        };
         for (w, result) in batch.into_iter().zip(results) {
-            if let Err(e) = &result {
+            if let Err(e) = &result
+                && watch.lost.is_none()
+            {
                 tracing::error!(error = %e, "a write failed");
             }
             let _ = w.ack().send(result);
         }
         let pages = wal_pages.load(Ordering::Relaxed);
-        if checkpoints.due(pages) {
+        if checkpoints.due(pages) && watch.lost.is_none() {
             // With this one connection nothing else reads or writes, so the whole log is
             // copied and the next commit starts it anew.
             let done = conn
@@ -655,6 +1149,7 @@ fn write_batch(
     conn: &mut Connection,
     batch: &[Write],
     ends: &mut LogEnds,
+    path: &Path,
 ) -> Vec<Result<(), StoreError>> {
     let mut staged = HashMap::new();
     let checked: Vec<Result<(), StoreError>> = batch
@@ -680,17 +1175,17 @@ fn write_batch(
                     checked?;
                     let mut staged = HashMap::new();
                     w.check_order(ends, &mut staged)?;
-                    commit(conn, std::iter::once(w)).map_err(|e| StoreError(e.to_string()))?;
+                    commit(conn, std::iter::once(w)).map_err(|e| db_error(path, e))?;
                     let next = staged[w.game_id()];
                     ends.insert(w.game_id().to_string(), next);
                     Ok(())
                 })
                 .collect()
         }
-        Err(e) => checked
-            .into_iter()
-            .map(|c| c.and(Err(StoreError(e.to_string()))))
-            .collect(),
+        Err(e) => {
+            let e = db_error(path, e);
+            checked.into_iter().map(|c| c.and(Err(e.clone()))).collect()
+        }
     }
 }
 
@@ -700,27 +1195,31 @@ fn commit<'a>(
 ) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
     {
-        let mut game =
-            tx.prepare_cached("INSERT INTO games (id, created_ms, request) VALUES (?1, ?2, ?3)")?;
-        let mut entry =
-            tx.prepare_cached("INSERT INTO entries (game_id, n, entry) VALUES (?1, ?2, ?3)")?;
+        let mut game = tx.prepare_cached(
+            "INSERT INTO games (id, created_ms, request, crc) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        let mut entry = tx.prepare_cached(
+            "INSERT INTO entries (game_id, n, entry, crc) VALUES (?1, ?2, ?3, ?4)",
+        )?;
         for w in writes {
             match w {
                 Write::Game {
                     id,
                     created_ms,
                     request,
+                    crc,
                     ..
                 } => {
-                    game.execute(params![id, created_ms, request])?;
+                    game.execute(params![id, created_ms, request, crc])?;
                 }
                 Write::Entry {
                     game_id,
                     n,
                     entry: e,
+                    crc,
                     ..
                 } => {
-                    entry.execute(params![game_id, *n as i64, e])?;
+                    entry.execute(params![game_id, *n as i64, e, crc])?;
                 }
             }
         }
@@ -971,17 +1470,18 @@ mod tests {
         store.close();
         {
             let conn = Connection::open(&path).unwrap();
-            // Bytes that are no protobuf message: a field of wire type 7 (there is none).
+            // Bytes that are no protobuf message: a field of wire type 7 (there is none), with
+            // their checksum, as if written so (the checksum's own test is below).
             conn.execute(
-                "UPDATE entries SET entry = X'0F0F0F' WHERE game_id = 'garbled' AND n = 1",
-                [],
+                "UPDATE entries SET entry = X'0F0F0F', crc = ?1 WHERE game_id = 'garbled' AND n = 1",
+                [entry_crc(b"garbled", 1, &[0x0F; 3])],
             )
             .unwrap();
             conn.execute("DELETE FROM entries WHERE game_id = 'gap' AND n = 1", [])
                 .unwrap();
             conn.execute(
-                "UPDATE games SET request = X'FF' WHERE id = 'bad-request'",
-                [],
+                "UPDATE games SET request = X'FF', crc = ?1 WHERE id = 'bad-request'",
+                [game_crc(b"bad-request", 1, &[0xFF])],
             )
             .unwrap();
         }
@@ -1007,6 +1507,388 @@ mod tests {
         );
         assert_eq!(damaged[2].0, "bad-request");
         assert!(damaged[2].1.contains("request"), "{damaged:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Games `a`, `b` and `c` of three entries each, the database closed: its path and
+    /// directory, and the entries.
+    async fn three_games(name: &str) -> (std::path::PathBuf, std::path::PathBuf, Vec<Entry>) {
+        let (dir, path) = temp_db(name);
+        let (mut store, _) = Store::open(&path, false).unwrap();
+        let entries: Vec<Entry> = ["discard A\u{2663}", "draw", "discard 7\u{2665}"]
+            .iter()
+            .map(|name| Entry {
+                kind: Some(EntryKind::Join(JoinEntry {
+                    seat: 1,
+                    name: name.to_string(),
+                    token: "t0k3n".into(),
+                })),
+            })
+            .collect();
+        for id in ["a", "b", "c"] {
+            let request = v1::CreateGameRequest {
+                seed: Some(id.len() as u64 + 40),
+                ..Default::default()
+            };
+            store
+                .create_game(id, 1_700_000_000_000, &request)
+                .await
+                .unwrap();
+            for (n, e) in entries.iter().enumerate() {
+                store.append(id, n as u64, e).await.unwrap();
+            }
+        }
+        store.close();
+        (dir, path, entries)
+    }
+
+    /// The value of column `col` of row `rowid` of `table`, with bit `bit` flipped (text
+    /// stays text, a blob a blob, an integer an integer).
+    fn flip(conn: &Connection, table: &str, col: &str, rowid: i64, bit: usize) {
+        let sql = format!("SELECT {col} FROM {table} WHERE rowid = ?1");
+        let value: rusqlite::types::Value = conn.query_row(&sql, [rowid], |r| r.get(0)).unwrap();
+        use rusqlite::types::Value;
+        let flipped = match value {
+            Value::Integer(i) => Value::Integer(i ^ (1 << (bit % 64))),
+            Value::Text(t) => {
+                let mut b = t.into_bytes();
+                let len = b.len();
+                b[bit / 8 % len] ^= 1 << (bit % 8);
+                let sql = format!("UPDATE {table} SET {col} = CAST(?1 AS TEXT) WHERE rowid = ?2");
+                conn.execute(&sql, params![b, rowid]).unwrap();
+                return;
+            }
+            Value::Blob(mut b) => {
+                let len = b.len();
+                b[bit / 8 % len] ^= 1 << (bit % 8);
+                Value::Blob(b)
+            }
+            other => panic!("{other:?}"),
+        };
+        let sql = format!("UPDATE {table} SET {col} = ?1 WHERE rowid = ?2");
+        conn.execute(&sql, params![flipped, rowid]).unwrap();
+    }
+
+    // Any one bit flipped in any column of a stored row (an entry's bytes, its game id, its
+    // number, its checksum; a game's id, creation time, request, checksum) makes that game
+    // damaged, named with the row; the other games read back whole. Before the checksums,
+    // most flips of an entry's bytes decoded to another entry and were served as such, and a
+    // flip of a game id that left it invalid UTF-8 stopped every game from loading.
+    #[tokio::test]
+    async fn every_bit_flipped_in_a_stored_row_makes_its_game_damaged_and_only_that_one() {
+        let (dir, path, entries) = three_games("flips").await;
+        let pristine = std::fs::read(&path).unwrap();
+        let (b_rowid, b_entry_rowid): (i64, i64) = {
+            let conn = Connection::open(&path).unwrap();
+            (
+                conn.query_row("SELECT rowid FROM games WHERE id = 'b'", [], |r| r.get(0))
+                    .unwrap(),
+                conn.query_row(
+                    "SELECT rowid FROM entries WHERE game_id = 'b' AND n = 1",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap(),
+            )
+        };
+        let last_rowid = b_entry_rowid + 1;
+        let entry_bits = entries[1].encoded_len() * 8;
+        let mut cases: Vec<(&str, &str, i64, usize)> = Vec::new();
+        for bit in 0..entry_bits {
+            cases.push(("entries", "entry", b_entry_rowid, bit));
+        }
+        for bit in 0..8 {
+            // The id of the middle entry and of the last one (whose loss would leave no gap).
+            cases.push(("entries", "game_id", b_entry_rowid, bit));
+            cases.push(("entries", "game_id", last_rowid, bit));
+            // (Not bit 0: 'b' would become 'c', which the table's unique index refuses.)
+            if bit > 0 {
+                cases.push(("games", "id", b_rowid, bit));
+            }
+        }
+        for bit in [0, 1, 5, 31, 40, 63] {
+            cases.push(("entries", "n", b_entry_rowid, bit));
+            cases.push(("entries", "crc", last_rowid, bit));
+            cases.push(("games", "created_ms", b_rowid, bit));
+            cases.push(("games", "crc", b_rowid, bit));
+        }
+        for bit in 0..16 {
+            cases.push(("games", "request", b_rowid, bit));
+        }
+        for (table, col, rowid, bit) in cases {
+            std::fs::write(&path, &pristine).unwrap();
+            flip(&Connection::open(&path).unwrap(), table, col, rowid, bit);
+            let case = format!("{table}.{col} of row {rowid}, bit {bit}");
+            let (mut store, loaded) = Store::open(&path, false).expect(&case);
+            let served: Vec<&str> = loaded.games.iter().map(|g| g.id.as_str()).collect();
+            assert_eq!(served, ["a", "c"], "{case}: {:?}", loaded.damaged);
+            assert!(loaded.games.iter().all(|g| g.entries == entries), "{case}");
+            assert!(loaded.bad_rows.is_empty(), "{case}: {:?}", loaded.bad_rows);
+            let damaged = loaded.damaged.iter().find(|d| d.id == "b");
+            let damaged = damaged.unwrap_or_else(|| panic!("{case}: {:?}", loaded.damaged));
+            assert!(
+                damaged.why.contains(&format!("{table} row {rowid}")),
+                "{case}: {}",
+                damaged.why
+            );
+            // b's log is closed to new entries; the others go on.
+            assert!(store.append("b", 3, &entries[0]).await.is_err(), "{case}");
+            store.append("a", 3, &entries[0]).await.unwrap();
+            store.close();
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // Rows whose key cannot be read, or that fail their checksum and match no game, do not
+    // stop the others from loading: they are skipped and named by table and rowid. A log whose
+    // game row is gone makes that game damaged (BAD_LOG, not GAME_NOT_FOUND). Before, one row
+    // with a game id that was not UTF-8 failed the whole load, naming neither game nor row.
+    #[tokio::test]
+    async fn unreadable_rows_are_skipped_and_named_and_the_other_games_load() {
+        let (dir, path, entries) = three_games("quarantine").await;
+        {
+            let (mut store, _) = Store::open(&path, false).unwrap();
+            store
+                .create_game("empty", 2, &v1::CreateGameRequest::default())
+                .await
+                .unwrap();
+            store.close();
+            let conn = Connection::open(&path).unwrap();
+            // The game without entries: its id no longer UTF-8, and no log to match it by.
+            conn.execute(
+                "UPDATE games SET id = CAST(X'FF656D707479' AS TEXT) WHERE id = 'empty'",
+                [],
+            )
+            .unwrap();
+            // An entry of a game that is not there, with a checksum of nothing.
+            conn.execute(
+                "INSERT INTO entries (game_id, n, entry, crc) VALUES (12, 0, X'00', 0)",
+                [],
+            )
+            .unwrap();
+            // Game c's row deleted: its log stays.
+            conn.execute("DELETE FROM games WHERE id = 'c'", [])
+                .unwrap();
+            // Game b's id not UTF-8 (its log names it: the row's checksum matches 'b').
+            conn.execute(
+                "UPDATE games SET id = CAST(X'E2' AS TEXT) WHERE id = 'b'",
+                [],
+            )
+            .unwrap();
+        }
+        let (_store, loaded) = Store::open(&path, false).expect("the database loads");
+        let served: Vec<&str> = loaded.games.iter().map(|g| g.id.as_str()).collect();
+        assert_eq!(served, ["a"]);
+        assert_eq!(loaded.games[0].entries, entries);
+        let damaged: Vec<(&str, &str)> = loaded
+            .damaged
+            .iter()
+            .map(|d| (d.id.as_str(), d.why.as_str()))
+            .collect();
+        assert_eq!(damaged.len(), 2, "{damaged:?}");
+        assert_eq!(damaged[0].0, "b");
+        assert!(
+            damaged[0].1.contains("games row 2") && damaged[0].1.contains("checksum"),
+            "{damaged:?}"
+        );
+        assert_eq!(damaged[1].0, "c");
+        assert!(
+            damaged[1].1.contains("row in games is missing"),
+            "{damaged:?}"
+        );
+        let bad: Vec<(&str, i64, &str)> = loaded
+            .bad_rows
+            .iter()
+            .map(|b| (b.table, b.rowid, b.why.as_str()))
+            .collect();
+        assert_eq!(bad.len(), 2, "{bad:?}");
+        assert_eq!((bad[0].0, bad[0].1), ("games", 4));
+        assert!(bad[0].2.contains("checksum"), "{bad:?}");
+        assert_eq!((bad[1].0, bad[1].1), ("entries", 10));
+        assert!(
+            bad[1].2.contains("checksum") && bad[1].2.contains("matches no game"),
+            "{bad:?}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // A database of layout 2 (no checksums) gets one for every row on opening, once: its games
+    // read back whole, and a bit flipped afterwards is found.
+    #[tokio::test]
+    async fn a_database_without_checksums_gets_them_on_opening() {
+        let (dir, path) = temp_db("migrate-v2");
+        let entry = Entry {
+            kind: Some(EntryKind::Leave(LeaveEntry { seat: 2 })),
+        };
+        let request = v1::CreateGameRequest {
+            seed: Some(5),
+            ..Default::default()
+        };
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE games (
+                     id TEXT PRIMARY KEY,
+                     created_ms INTEGER NOT NULL,
+                     request BLOB NOT NULL
+                 );
+                 CREATE TABLE entries (
+                     game_id TEXT NOT NULL,
+                     n INTEGER NOT NULL,
+                     entry BLOB NOT NULL
+                 );
+                 PRAGMA user_version = 2;",
+            )
+            .unwrap();
+            for id in ["x", "y"] {
+                conn.execute(
+                    "INSERT INTO games (id, created_ms, request) VALUES (?1, 3, ?2)",
+                    params![id, request.encode_to_vec()],
+                )
+                .unwrap();
+                for n in 0..2 {
+                    conn.execute(
+                        "INSERT INTO entries (game_id, n, entry) VALUES (?1, ?2, ?3)",
+                        params![id, n, entry.encode_to_vec()],
+                    )
+                    .unwrap();
+                }
+            }
+        }
+        let (mut store, loaded) = Store::open(&path, false).unwrap();
+        assert!(
+            loaded.damaged.is_empty() && loaded.bad_rows.is_empty(),
+            "{loaded:?}"
+        );
+        assert_eq!(loaded.games.len(), 2);
+        assert_eq!(loaded.games[1].entries, vec![entry.clone(), entry.clone()]);
+        store.append("y", 2, &entry).await.unwrap();
+        store.close();
+        let conn = Connection::open(&path).unwrap();
+        let (version, unchecked): (i64, i64) = (
+            conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+                .unwrap(),
+            conn.query_row(
+                "SELECT (SELECT COUNT(*) FROM games WHERE crc IS NULL)
+                      + (SELECT COUNT(*) FROM entries WHERE crc IS NULL)",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap(),
+        );
+        assert_eq!((version, unchecked), (SCHEMA_VERSION, 0));
+        let rowid: i64 = conn
+            .query_row(
+                "SELECT rowid FROM entries WHERE game_id = 'x' AND n = 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        flip(&conn, "entries", "entry", rowid, 3);
+        drop(conn);
+        let (_store, loaded) = Store::open(&path, false).unwrap();
+        assert_eq!(loaded.games.len(), 1);
+        assert_eq!(loaded.games[0].entries.len(), 3);
+        assert_eq!(loaded.damaged[0].id, "x");
+        assert!(
+            loaded.damaged[0].why.contains("fails its checksum"),
+            "{:?}",
+            loaded.damaged
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // A database deleted, moved or replaced while the store runs: the commit that finds it is
+    // not acknowledged, nor anything after, and the error says what happened and what to do.
+    // Before, every write was acknowledged and lost at the next start.
+    #[tokio::test]
+    async fn a_database_deleted_or_replaced_while_open_acknowledges_nothing_more() {
+        let entry = Entry {
+            kind: Some(EntryKind::Leave(LeaveEntry { seat: 0 })),
+        };
+        for how in ["deleted", "moved", "replaced", "log deleted"] {
+            let (dir, path) = temp_db("deleted");
+            let (mut store, _) = Store::open(&path, false).unwrap();
+            store
+                .create_game("g", 1, &v1::CreateGameRequest::default())
+                .await
+                .unwrap();
+            store.append("g", 0, &entry).await.unwrap();
+            match how {
+                "deleted" => std::fs::remove_file(&path).unwrap(),
+                "moved" => std::fs::rename(&path, dir.join("elsewhere.db")).unwrap(),
+                "replaced" => {
+                    std::fs::copy(&path, dir.join("copy.db")).unwrap();
+                    std::fs::rename(dir.join("copy.db"), &path).unwrap();
+                }
+                _ => std::fs::remove_file(dir.join("t.db-wal")).unwrap(),
+            }
+            for n in 1..3 {
+                let err = store.append("g", n, &entry).await.unwrap_err().to_string();
+                let what = if how == "log deleted" {
+                    "write-ahead log"
+                } else {
+                    "database file"
+                };
+                let happened = if how == "replaced" {
+                    "was replaced"
+                } else {
+                    "was deleted or moved"
+                };
+                assert!(err.contains(what) && err.contains(happened), "{how}: {err}");
+                assert!(err.contains("restart the server"), "{how}: {err}");
+            }
+            let err = store
+                .create_game("h", 1, &v1::CreateGameRequest::default())
+                .await
+                .unwrap_err();
+            assert!(
+                err.to_string().contains("acknowledges nothing more"),
+                "{err}"
+            );
+            store.close();
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+
+    // A database the server may not write is refused on opening with a message that says so
+    // and what to do, instead of failing later with "disk I/O error". Tests run as root, whom
+    // permissions do not stop: there the file is opened read-only, as SQLite does for any
+    // other user of a 0o444 file.
+    #[tokio::test]
+    async fn a_read_only_database_is_refused_saying_what_to_do() {
+        use std::os::unix::fs::PermissionsExt;
+        let (dir, path) = temp_db("read-only");
+        let (mut store, _) = Store::open(&path, false).unwrap();
+        store
+            .create_game("g", 1, &v1::CreateGameRequest::default())
+            .await
+            .unwrap();
+        store.close();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let says_what_to_do = |err: StoreError| {
+            let err = err.to_string();
+            assert!(err.contains("t.db: the database is read-only"), "{err}");
+            assert!(
+                err.contains("chmod u+w") && err.contains("--memory"),
+                "{err}"
+            );
+        };
+        let permissions_bind = std::fs::OpenOptions::new().write(true).open(&path).is_err();
+        if permissions_bind {
+            says_what_to_do(Store::open(&path, false).err().expect("refused"));
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        says_what_to_do(
+            Store::open_with(&path, false, flags)
+                .err()
+                .expect("refused"),
+        );
+        // A write refused as read-only later on says the same.
+        says_what_to_do(db_error(
+            &path,
+            rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(8), None),
+        ));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

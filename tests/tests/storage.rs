@@ -1,7 +1,9 @@
 //! Storage faults end to end: writes that fail (a full disk, a lost volume; injected through
 //! the store's fault switch) are answered UNAVAILABLE `STORAGE_FAILED` and change nothing, and
-//! a retry after the storage recovers is applied once; a stored game whose log is damaged is
-//! not served as if it were fine (DATA_LOSS `BAD_LOG`) while the other games play on.
+//! a retry after the storage recovers is applied once; a stored game whose log is damaged (a
+//! row that does not decode, or fails its checksum, or a game id that no longer reads) is not
+//! served as if it were fine (DATA_LOSS `BAD_LOG`) while the other games play on; a database
+//! deleted while the server runs makes it acknowledge nothing more.
 
 use canasta_engine::Viewer;
 use canasta_proto::convert::action_to_wire;
@@ -284,5 +286,193 @@ async fn a_game_with_a_damaged_log_answers_bad_log_and_the_others_play_on() {
         .expect("a count");
     assert_eq!(rows, 2 + 4);
     drop(conn);
+    std::fs::remove_dir_all(&dir).expect("the directory is removed");
+}
+
+/// Two started games with moves played on a database in `dir`, the server stopped: the
+/// database, the ids, the first game's tokens and replica, and the second's.
+async fn two_played_games(
+    dir: &std::path::Path,
+) -> (
+    std::path::PathBuf,
+    [String; 2],
+    Vec<String>,
+    Replica,
+    Vec<String>,
+    Replica,
+) {
+    let db = dir.join("canasta.db");
+    let server = TestServer::with_db(&db).await;
+    let mut client = server.client().await;
+    let (first, first_tokens, mut first_replica) = started(&mut client, seeded(96)).await;
+    plain_moves(&mut client, &first, &first_tokens, &mut first_replica, 4).await;
+    let (second, tokens, mut replica) = started(&mut client, seeded(97)).await;
+    plain_moves(&mut client, &second, &tokens, &mut replica, 4).await;
+    server.stop().await;
+    (
+        db,
+        [first, second],
+        first_tokens,
+        first_replica,
+        tokens,
+        replica,
+    )
+}
+
+/// The ids ListGames lists.
+async fn listed(client: &mut Client) -> Vec<String> {
+    client
+        .list_games(v1::ListGamesRequest::default())
+        .await
+        .expect("the games")
+        .into_inner()
+        .games
+        .into_iter()
+        .map(|g| g.game_id)
+        .collect()
+}
+
+// Every single bit flipped in a stored action (the first game's entry 3: its second action)
+// makes that game answer DATA_LOSS BAD_LOG after a restart, and the other game is back where
+// it was. Before the checksums, a flip that still decoded to a legal action (another card, say)
+// was replayed and served at the same seqs, with no error.
+#[tokio::test]
+async fn any_bit_flipped_in_a_stored_action_is_refused_bad_log() {
+    let dir = temp_dir("storage-flips");
+    let (db, [damaged, id], _, _, _, replica) = two_played_games(&dir).await;
+    let pristine = std::fs::read(&db).expect("the database");
+    let entry: Vec<u8> = rusqlite::Connection::open(&db)
+        .expect("the database opens")
+        .query_row(
+            "SELECT entry FROM entries WHERE game_id = ?1 AND n = 3",
+            [&damaged],
+            |r| r.get(0),
+        )
+        .expect("the entry");
+    let mut served = Vec::new();
+    for bit in 0..entry.len() * 8 {
+        std::fs::write(&db, &pristine).expect("the database is put back");
+        let mut flipped = entry.clone();
+        flipped[bit / 8] ^= 1 << (bit % 8);
+        rusqlite::Connection::open(&db)
+            .expect("the database opens")
+            .execute(
+                "UPDATE entries SET entry = ?1 WHERE game_id = ?2 AND n = 3",
+                rusqlite::params![flipped, damaged],
+            )
+            .expect("the row is changed");
+        let server = TestServer::with_db(&db).await;
+        let mut client = server.client().await;
+        match client
+            .get_game(v1::GetGameRequest {
+                game_id: damaged.clone(),
+            })
+            .await
+        {
+            Ok(_) => served.push(bit),
+            Err(status) => assert_refused(&status, Code::DataLoss, "BAD_LOG"),
+        }
+        assert_eq!(listed(&mut client).await, [id.as_str()], "bit {bit}");
+        assert_eq!(game_seq(&mut client, &id).await, replica.seq(), "bit {bit}");
+        server.stop().await;
+    }
+    assert!(
+        served.is_empty(),
+        "{} of {} flipped bits were served: {served:?}",
+        served.len(),
+        entry.len() * 8
+    );
+    std::fs::remove_dir_all(&dir).expect("the directory is removed");
+}
+
+// A bit flipped in one game's id in the games table, so that it is no longer UTF-8: the server
+// starts, that game (found by the checksum of its row against its log) answers BAD_LOG, and the
+// other plays on. Before, the server did not start, naming neither the game nor the row.
+#[tokio::test]
+async fn a_game_id_damaged_in_its_row_answers_bad_log_and_the_server_starts() {
+    let dir = temp_dir("storage-bad-id");
+    let (db, [damaged, id], _, _, tokens, mut replica) = two_played_games(&dir).await;
+    let conn = rusqlite::Connection::open(&db).expect("the database opens");
+    let mut bytes = damaged.clone().into_bytes();
+    bytes[3] ^= 0x80;
+    let changed = conn
+        .execute(
+            "UPDATE games SET id = CAST(?1 AS TEXT) WHERE id = ?2",
+            rusqlite::params![bytes, damaged],
+        )
+        .expect("the row is changed");
+    assert_eq!(changed, 1);
+    drop(conn);
+
+    let server = TestServer::with_db(&db).await;
+    let mut client = server.client().await;
+    let status = client
+        .get_game(v1::GetGameRequest {
+            game_id: damaged.clone(),
+        })
+        .await
+        .expect_err("not served");
+    assert_refused(&status, Code::DataLoss, "BAD_LOG");
+    assert_eq!(listed(&mut client).await, [id.as_str()]);
+    assert_eq!(
+        log_of(&mut client, &id).await,
+        replica.events(Viewer::Spectator)
+    );
+    plain_moves(&mut client, &id, &tokens, &mut replica, 2).await;
+    server.stop().await;
+    std::fs::remove_dir_all(&dir).expect("the directory is removed");
+}
+
+// The database deleted while the server runs: the next action is refused UNAVAILABLE
+// STORAGE_FAILED, saying what happened and what to do, and nothing changes; so are the next
+// game and seat. Before, every action was acknowledged, and lost at the restart.
+#[tokio::test]
+async fn a_database_deleted_while_serving_acknowledges_nothing_more() {
+    let dir = temp_dir("storage-deleted");
+    let db = dir.join("canasta.db");
+    let server = TestServer::with_db(&db).await;
+    let mut client = server.client().await;
+    let (id, tokens, mut replica) = started(&mut client, seeded(98)).await;
+    plain_moves(&mut client, &id, &tokens, &mut replica, 2).await;
+    let waiting = create_with(&mut client, seeded(99)).await;
+    std::fs::remove_file(&db).expect("the database is deleted");
+
+    let (mover, action) = replica.plain_move();
+    for _ in 0..2 {
+        let status = client
+            .submit_action(authed(
+                v1::SubmitActionRequest {
+                    game_id: id.clone(),
+                    expected_seq: replica.seq(),
+                    request_id: "after-delete".into(),
+                    action: Some(action_to_wire(&action)),
+                },
+                &tokens[mover as usize],
+            ))
+            .await
+            .expect_err("not acknowledged");
+        assert_refused(&status, Code::Unavailable, "STORAGE_FAILED");
+        let message = status.message();
+        assert!(
+            message.contains("was deleted or moved") && message.contains("restart the server"),
+            "{message}"
+        );
+    }
+    assert_eq!(game_seq(&mut client, &id).await, replica.seq());
+    let status = client
+        .create_game(seeded(100))
+        .await
+        .expect_err("no game is stored");
+    assert_refused(&status, Code::Unavailable, "STORAGE_FAILED");
+    let status = client
+        .join_game(v1::JoinGameRequest {
+            game_id: waiting.game_id.clone(),
+            seat: None,
+            display_name: "late".into(),
+        })
+        .await
+        .expect_err("no seat is stored");
+    assert_refused(&status, Code::Unavailable, "STORAGE_FAILED");
+    server.stop().await;
     std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
