@@ -1990,6 +1990,10 @@ mod time_control_tests {
             .with_ansi(false)
             .finish();
         let _guard = tracing::subscriber::set_default(subscriber);
+        // Tests on other threads, without a subscriber, may have hit the time-out's log line
+        // first: tracing then cached "never" for it. Its interest is asked again with this
+        // thread's subscriber registered.
+        tracing::callsite::rebuild_interest_cache();
 
         let (mut actor, tokens) = seated(2, 1000).await;
         let started = tokio::time::Instant::now();
