@@ -11,7 +11,7 @@ use std::time::Duration;
 use canasta_proto::v1;
 use tonic::Code;
 
-use crate::actor::{Actor, GameHandle, now_ms};
+use crate::actor::{Actor, GameHandle, Rebuilds, now_ms};
 use crate::config::Config;
 use crate::errors::ApiError;
 use crate::metrics::Metrics;
@@ -83,6 +83,8 @@ pub struct Registry {
     games: RwLock<HashMap<String, GameHandle>>,
     /// Ids in creation order, oldest first.
     order: RwLock<Vec<String>>,
+    /// The rebuilt finished games the games share (see [`Rebuilds`]).
+    rebuilds: Arc<Rebuilds>,
     /// Stored games that could not be restored, by id: they answer `BAD_LOG`.
     damaged: RwLock<HashMap<String, String>>,
     slots: Arc<GameSlots>,
@@ -97,6 +99,7 @@ impl Registry {
         Registry {
             games: RwLock::new(HashMap::new()),
             order: RwLock::new(Vec::new()),
+            rebuilds: Rebuilds::new(),
             damaged: RwLock::new(HashMap::new()),
             slots: GameSlots::new(config.max_games),
             store,
@@ -105,7 +108,10 @@ impl Registry {
         }
     }
 
-    fn insert(&self, handle: GameHandle) {
+    /// Starts a game's actor and holds its handle, after the games held.
+    fn insert(&self, mut actor: Actor) -> GameHandle {
+        actor.share_rebuilds(self.rebuilds.clone());
+        let handle = actor.spawn();
         self.order
             .write()
             .expect("not poisoned")
@@ -113,7 +119,8 @@ impl Registry {
         self.games
             .write()
             .expect("not poisoned")
-            .insert(handle.id.clone(), handle);
+            .insert(handle.id.clone(), handle.clone());
+        handle
     }
 
     /// Brings stored games back, each where it was. A game that cannot be brought back whole
@@ -135,7 +142,7 @@ impl Registry {
             match actor.and_then(|mut a| a.replay(&g.entries).map(|_| a)) {
                 Ok(mut actor) => {
                     actor.hold_slot(self.slots.take());
-                    self.insert(actor.spawn());
+                    self.insert(actor);
                     self.metrics.game_added(false);
                 }
                 Err(e) => {
@@ -214,9 +221,8 @@ impl Registry {
                     format!("{e}: retry later"),
                 )
             })?;
-        let handle = actor.spawn();
+        let handle = self.insert(actor);
         let summary = handle.summary();
-        self.insert(handle);
         self.metrics.game_added(true);
         tracing::info!(game = %id, "game created");
         Ok(summary)
