@@ -39,7 +39,7 @@ use crate::auth::{SeatIds, Token};
 use crate::config::Config;
 use crate::errors::ApiError;
 use crate::metrics::Metrics;
-use crate::registry::GameSlot;
+use crate::registry::{GameSlot, StatusIndex};
 use crate::store::{ActEntry, Entry, EntryKind, JoinEntry, LeaveEntry, Store, TimeoutEntry};
 
 /// An event of a game's log, as the referee sees it: redacted for each receiver on the way out.
@@ -447,6 +447,9 @@ pub struct Actor {
     rebuilds: Option<Arc<Rebuilds>>,
     /// This actor's key in `rebuilds`.
     key: u64,
+    /// The registry's index of games by status, and this game's place in it: kept current by
+    /// [`Actor::refresh_summary`].
+    listed: Option<(Arc<StatusIndex>, usize)>,
     entries: u64,
     /// Applied requests by (seat, request id): the seqs of their events, and the fingerprint
     /// of their action (a retry must repeat the action).
@@ -532,6 +535,7 @@ impl Actor {
             retry_keys: Box::default(),
             rebuilds: None,
             key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+            listed: None,
             entries: 0,
             requests: HashMap::new(),
             request_order: VecDeque::new(),
@@ -562,6 +566,13 @@ impl Actor {
     /// Shares the server's cache of rebuilt finished games.
     pub fn share_rebuilds(&mut self, rebuilds: Arc<Rebuilds>) {
         self.rebuilds = Some(rebuilds);
+    }
+
+    /// Enters the game in the registry's index of games by status, at `place`; the actor
+    /// moves it there when its status changes.
+    pub fn list_in(&mut self, index: Arc<StatusIndex>, place: usize) {
+        index.moved(place, None, self.wire_status());
+        self.listed = Some((index, place));
     }
 
     /// Applies stored entries again, as on restart. A game they finish is compacted.
@@ -1494,7 +1505,19 @@ impl Actor {
             result: self.shown_result(),
             created_unix_ms: self.created_ms,
         };
-        *self.summary.lock().expect("not poisoned") = summary;
+        let now = summary.status;
+        // The summary's lock is released before the index is taken: a listing holds the
+        // index while it reads summaries.
+        let was = std::mem::replace(&mut *self.summary.lock().expect("not poisoned"), summary);
+        if was.status != now
+            && let Some((index, place)) = &self.listed
+        {
+            index.moved(
+                *place,
+                v1::GameStatus::try_from(was.status).ok(),
+                self.wire_status(),
+            );
+        }
     }
 
     fn export(&self) -> Result<v1::GameRecord, ApiError> {
@@ -1902,5 +1925,28 @@ mod tests {
         rebuilds.put(103, rebuilt(REBUILT_EVENTS / 2));
         assert_eq!(rebuilds.len(), 2);
         assert!(rebuilds.get(102).is_some() && rebuilds.get(103).is_some());
+    }
+
+    // A game's place in the registry's index of statuses follows the game: waiting, playing,
+    // finished.
+    #[tokio::test]
+    async fn the_status_index_follows_the_game() {
+        let index = Arc::new(StatusIndex::default());
+        let listed = |status| index.places(status);
+        let mut started = actor();
+        started.list_in(index.clone(), 5);
+        assert_eq!(listed(v1::GameStatus::Waiting), [5]);
+        join(&mut started, 0).await;
+        assert_eq!(listed(v1::GameStatus::Waiting), [5]);
+        join(&mut started, 1).await;
+        assert!(listed(v1::GameStatus::Waiting).is_empty());
+        assert_eq!(listed(v1::GameStatus::Playing), [5]);
+        let mut finished = actor();
+        finished.list_in(index.clone(), 7);
+        assert_eq!(listed(v1::GameStatus::Waiting), [7]);
+        play_to_end(&mut finished).await;
+        assert_eq!(listed(v1::GameStatus::Finished), [7]);
+        assert_eq!(listed(v1::GameStatus::Playing), [5]);
+        assert!(listed(v1::GameStatus::Waiting).is_empty());
     }
 }
