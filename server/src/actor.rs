@@ -339,8 +339,8 @@ fn request_key(seat: u32, request_id: &str) -> u64 {
 
 /// Most rebuilt finished games the server keeps (see [`Rebuilds`]).
 const REBUILT_GAMES: usize = 16;
-/// Most events, all games together, of the rebuilt games the server keeps: about 20 MiB (a
-/// rebuilt event costs about 300 to 400 bytes with its share of the game's other parts).
+/// Most events, all games together, of the rebuilt games the server keeps: about 16 MiB (a
+/// rebuilt event costs about 280 bytes with its share of the game's requests and record).
 const REBUILT_EVENTS: usize = 60_000;
 
 /// What a finished game's replay rebuilds for the reads that need it: its events, its applied
@@ -1948,5 +1948,113 @@ mod tests {
         assert_eq!(listed(v1::GameStatus::Finished), [7]);
         assert_eq!(listed(v1::GameStatus::Playing), [5]);
         assert!(listed(v1::GameStatus::Waiting).is_empty());
+    }
+
+    /// The resident memory of the process, in bytes (Linux).
+    fn resident() -> usize {
+        let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+        let pages: usize = statm
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0);
+        pages * 4096
+    }
+
+    /// The median time of `f` over `n` runs.
+    fn median(n: usize, mut f: impl FnMut()) -> Duration {
+        let mut times: Vec<Duration> = (0..n)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed()
+            })
+            .collect();
+        times.sort();
+        times[n / 2]
+    }
+
+    // The cost of a finished match's reads (a match to 10 000), for docs/performance.md: a replay of its log (what each read cost before the cache), the
+    // memory of a rebuild, and the reads served from the cache. `cargo test -p canasta-server
+    // --release --lib -- --ignored --nocapture measure_reads_of_a_finished_game`
+    #[tokio::test]
+    #[ignore]
+    async fn measure_reads_of_a_finished_game() {
+        let mut actor = actor();
+        if let Some(rules) = &mut actor.request.rules {
+            rules.options.clear();
+            rules.options.insert("target_score".into(), "10000".into());
+        }
+        let request = &actor.request;
+        actor.setup = convert::setup_from_wire(request.rules.as_ref(), 7, &[], None, &[])
+            .expect("a valid setup");
+        (actor.game, actor.opening) = Game::start(&actor.setup).expect("a deal");
+        let (tokens, last, _) = play_to_end(&mut actor).await;
+        actor.compact();
+        println!(
+            "{} events, {} entries, {} bytes kept, {} request keys",
+            actor.seq(),
+            actor.entries,
+            actor.entry_log.len(),
+            actor.retry_keys.len()
+        );
+        let replay = median(21, || {
+            actor.replayed().expect("a replay");
+        });
+        println!("a replay of its log: {replay:?} (median of 21)");
+        let before = resident();
+        let kept: Vec<Arc<Rebuilt>> = (0..16)
+            .map(|_| {
+                let fresh = actor.replayed().expect("a replay");
+                let record = fresh.export().expect("an export");
+                Arc::new(Rebuilt {
+                    log: fresh.log,
+                    requests: fresh.requests,
+                    record,
+                })
+            })
+            .collect();
+        let grown = resident().saturating_sub(before);
+        println!(
+            "16 rebuilds: {} KiB resident, {} bytes an event",
+            grown / 1024,
+            grown / 16 / kept[0].log.len()
+        );
+        drop(kept);
+        let rebuilds = actor.metrics.rebuilds();
+        let token = &tokens[last.seat.index()];
+        let export = median(101, || {
+            actor.export().expect("an export");
+        });
+        let watch = median(101, || {
+            actor.subscribe(None, 0, false, false).expect("a watch");
+        });
+        let seq = actor.seq();
+        let mut retries = Duration::ZERO;
+        for _ in 0..101 {
+            let t = Instant::now();
+            let answer = actor
+                .submit(token, seq, last.request_id.clone(), &last.action, true)
+                .await;
+            retries += t.elapsed();
+            assert!(answer.is_ok());
+        }
+        let mut refused = Duration::ZERO;
+        for _ in 0..101 {
+            let t = Instant::now();
+            let answer = actor
+                .submit(token, seq, "r".into(), &last.action, true)
+                .await;
+            refused += t.elapsed();
+            assert!(answer.is_err());
+        }
+        println!(
+            "from the cache: an export {export:?}, a watch from seq 0 {watch:?}, a retry {:?}, \
+             an id found only in the log {:?} (medians of 101, means for the last two); \
+             {} replays for 404 reads",
+            retries / 101,
+            refused / 101,
+            actor.metrics.rebuilds() - rebuilds
+        );
     }
 }

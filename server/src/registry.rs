@@ -536,4 +536,81 @@ mod tests {
             }
         }
     }
+
+    // The cost of a list of one status among many games, for docs/performance.md: 200 000
+    // games, 2 000 of them finished, listed with the index and with the scan it replaced.
+    // `cargo test -p canasta-server --release --lib -- --ignored --nocapture
+    // measure_lists_of_one_status`
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore]
+    async fn measure_lists_of_one_status() {
+        let registry = Registry::new(
+            Store::memory(),
+            Arc::new(Config::for_tests()),
+            Metrics::new(),
+        );
+        let mut finishing = Vec::new();
+        for n in 0..200_000 {
+            let summary = registry
+                .create(request(n % 100 == 0))
+                .await
+                .expect("a game");
+            if n % 100 == 0 {
+                finishing.push(summary.game_id);
+            }
+        }
+        for id in &finishing {
+            let handle = registry.get(id).expect("the game");
+            for seat in 0..2 {
+                let name = format!("player {seat}");
+                let joined = handle
+                    .ask(|reply| Command::Join {
+                        seat: Some(seat),
+                        name,
+                        reply,
+                    })
+                    .await;
+                joined.expect("a free seat");
+            }
+        }
+        for _ in 0..1000 {
+            let done = finishing.iter().all(|id| {
+                registry.get(id).expect("the game").summary().status
+                    == v1::GameStatus::Finished as i32
+            });
+            if done {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let median = |f: &dyn Fn()| {
+            let mut times: Vec<Duration> = (0..21)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    f();
+                    t.elapsed()
+                })
+                .collect();
+            times.sort();
+            times[10]
+        };
+        for status in [
+            v1::GameStatus::Finished,
+            v1::GameStatus::Playing,
+            v1::GameStatus::Waiting,
+        ] {
+            let (page, visited) = registry.page(50, "", status).expect("a page");
+            assert_eq!(page, scanned(&registry, 50, "", status));
+            let indexed = median(&|| {
+                registry.page(50, "", status).expect("a page");
+            });
+            let scan = median(&|| {
+                scanned(&registry, 50, "", status);
+            });
+            println!(
+                "{status:?}: {} games listed, {visited} visited, {indexed:?} (the scan: {scan:?}, medians of 21)",
+                page.games.len()
+            );
+        }
+    }
 }
