@@ -11,10 +11,15 @@
 //! requests are dropped when it ends, and rebuilt for the requests that need them (a watch from
 //! an earlier seq, the export, a retried action) by replaying the buffer into a fresh actor, as
 //! a restart does. A finished match then keeps tens of kilobytes instead of most of a megabyte.
+//! The rebuilds are kept in a cache the server's games share, bounded (see [`Rebuilds`]), so
+//! that the reads of a finished game that come together (its watchers catching up, its export,
+//! a retry) replay its log once; a retry is told from another request by an index of the
+//! request ids its requests had, without a replay.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::hash::{BuildHasher, RandomState};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
 use canasta_engine::bot::{Bot, SafeBot};
@@ -34,7 +39,7 @@ use crate::auth::{SeatIds, Token};
 use crate::config::Config;
 use crate::errors::ApiError;
 use crate::metrics::Metrics;
-use crate::registry::GameSlot;
+use crate::registry::{GameSlot, StatusIndex};
 use crate::store::{ActEntry, Entry, EntryKind, JoinEntry, LeaveEntry, Store, TimeoutEntry};
 
 /// An event of a game's log, as the referee sees it: redacted for each receiver on the way out.
@@ -323,6 +328,93 @@ fn action_fingerprint(action: &Action) -> u64 {
     h.finish()
 }
 
+/// The key of a seat's request id in a finished game's index of its remembered requests (see
+/// [`Actor::compact`]). Hashed with a key drawn once per process, so that a client cannot make
+/// up ids that share a key with a stored one; if one did (with probability 2^-64 an id), it
+/// would only cost a replay: the rebuilt game looks the request up by its id.
+fn request_key(seat: u32, request_id: &str) -> u64 {
+    static KEY: LazyLock<RandomState> = LazyLock::new(RandomState::new);
+    KEY.hash_one((seat, request_id))
+}
+
+/// Most rebuilt finished games the server keeps (see [`Rebuilds`]).
+const REBUILT_GAMES: usize = 16;
+/// Most events, all games together, of the rebuilt games the server keeps: about 16 MiB (a
+/// rebuilt event costs about 280 bytes with its share of the game's requests and record).
+const REBUILT_EVENTS: usize = 60_000;
+
+/// What a finished game's replay rebuilds for the reads that need it: its events, its applied
+/// requests and its export.
+#[derive(Debug)]
+struct Rebuilt {
+    log: Vec<Arc<LogEvent>>,
+    requests: HashMap<(u32, String), AppliedRequest>,
+    record: v1::GameRecord,
+}
+
+/// The rebuilt finished games that were read last, shared by the server's games: at most
+/// [`REBUILT_GAMES`] games and [`REBUILT_EVENTS`] events in all, the least recently read
+/// dropped first.
+///
+/// One bounded cache for the server rather than one per game: [`Actor::compact`] exists so
+/// that a finished game keeps only its entries as stored (tens of kilobytes) instead of its
+/// events (most of a megabyte), and a rebuild kept by each game that was read would undo that
+/// for every game ever watched or exported. (Keeping only the export's encoded bytes in the
+/// game would serve the export alone, and still grow with every game exported.) The reads that
+/// need a rebuild come together on a few games: the watchers of a match that has just ended
+/// catching up, a client exporting a game or retrying its last action, an archive reading each
+/// game once. A few recent games serve them, in a memory bounded whatever the number of
+/// finished games. A game bigger than the whole bound is rebuilt for each read, as before.
+#[derive(Debug, Default)]
+pub struct Rebuilds {
+    /// The least recently read first: each game's key (see [`Actor::key`]) and rebuild.
+    games: Mutex<VecDeque<(u64, Arc<Rebuilt>)>>,
+}
+
+impl Rebuilds {
+    /// An empty cache.
+    pub fn new() -> Arc<Rebuilds> {
+        Arc::new(Rebuilds::default())
+    }
+
+    /// The rebuild of the game with this key, if kept; it becomes the most recently read.
+    fn get(&self, key: u64) -> Option<Arc<Rebuilt>> {
+        let mut games = self.games.lock().expect("not poisoned");
+        let at = games.iter().position(|(k, _)| *k == key)?;
+        let game = games.remove(at)?;
+        let rebuilt = game.1.clone();
+        games.push_back(game);
+        Some(rebuilt)
+    }
+
+    /// Keeps a rebuild, dropping the least recently read ones beyond the bounds.
+    fn put(&self, key: u64, rebuilt: Arc<Rebuilt>) {
+        if rebuilt.log.len() > REBUILT_EVENTS {
+            return;
+        }
+        let mut games = self.games.lock().expect("not poisoned");
+        games.retain(|(k, _)| *k != key);
+        games.push_back((key, rebuilt));
+        let mut events: usize = games.iter().map(|(_, r)| r.log.len()).sum();
+        while games.len() > REBUILT_GAMES || events > REBUILT_EVENTS {
+            let Some((_, old)) = games.pop_front() else {
+                break;
+            };
+            events -= old.log.len();
+        }
+    }
+
+    /// The number of games kept.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.games.lock().expect("not poisoned").len()
+    }
+}
+
+/// Tells actors apart in the [`Rebuilds`] cache (game ids are not enough: tests and a restart
+/// make actors of the same id).
+static NEXT_KEY: AtomicU64 = AtomicU64::new(0);
+
 /// The actor's state.
 pub struct Actor {
     id: String,
@@ -347,6 +439,17 @@ pub struct Actor {
     entry_log: Vec<u8>,
     /// True once the finished game has dropped its log, record and requests.
     compacted: bool,
+    /// Once compacted: the keys ([`request_key`]) of its remembered requests' seats and ids,
+    /// sorted, to tell a retry without a replay (8 bytes a request, at most
+    /// [`REMEMBERED_REQUESTS`] a seat).
+    retry_keys: Box<[u64]>,
+    /// The server's cache of rebuilt finished games, if it has one.
+    rebuilds: Option<Arc<Rebuilds>>,
+    /// This actor's key in `rebuilds`.
+    key: u64,
+    /// The registry's index of games by status, and this game's place in it: kept current by
+    /// [`Actor::refresh_summary`].
+    listed: Option<(Arc<StatusIndex>, usize)>,
     entries: u64,
     /// Applied requests by (seat, request id): the seqs of their events, and the fingerprint
     /// of their action (a retry must repeat the action).
@@ -443,6 +546,10 @@ impl Actor {
             record: Vec::new(),
             entry_log: Vec::new(),
             compacted: false,
+            retry_keys: Box::default(),
+            rebuilds: None,
+            key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+            listed: None,
             entries: 0,
             requests: HashMap::new(),
             request_order: VecDeque::new(),
@@ -472,6 +579,18 @@ impl Actor {
         if self.status != Status::Finished {
             self.slot = Some(slot);
         }
+    }
+
+    /// Shares the server's cache of rebuilt finished games.
+    pub fn share_rebuilds(&mut self, rebuilds: Arc<Rebuilds>) {
+        self.rebuilds = Some(rebuilds);
+    }
+
+    /// Enters the game in the registry's index of games by status, at `place`; the actor
+    /// moves it there when its status changes.
+    pub fn list_in(&mut self, index: Arc<StatusIndex>, place: usize) {
+        index.moved(place, None, self.wire_status());
+        self.listed = Some((index, place));
     }
 
     /// Applies stored entries again, as on restart. A game they finish is compacted.
@@ -506,6 +625,14 @@ impl Actor {
             return;
         }
         self.compacted = true;
+        let mut keys: Vec<u64> = self
+            .requests
+            .keys()
+            .map(|(seat, id)| request_key(*seat, id))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        self.retry_keys = keys.into_boxed_slice();
         self.log = Vec::new();
         self.record = Vec::new();
         self.requests = HashMap::new();
@@ -518,17 +645,39 @@ impl Actor {
         self.live = None;
     }
 
-    /// True if the compact log holds these bytes anywhere (a cheap test before a rebuild).
-    fn logs_bytes(&self, needle: &[u8]) -> bool {
-        !needle.is_empty() && self.entry_log.windows(needle.len()).any(|w| w == needle)
+    /// True if the compacted game may hold a retry of this seat's request id: it remembered a
+    /// request of the seat with that id when it was compacted.
+    fn may_retry(&self, seat: Seat, request_id: &str) -> bool {
+        self.retry_keys
+            .binary_search(&request_key(seat.0 as u32, request_id))
+            .is_ok()
+    }
+
+    /// What the finished game dropped in [`Actor::compact`], rebuilt: from the server's cache
+    /// if it kept it, or replayed (then kept there, see [`Rebuilds`]).
+    fn rebuilt(&self) -> Result<Arc<Rebuilt>, ApiError> {
+        if let Some(rebuilt) = self.rebuilds.as_ref().and_then(|r| r.get(self.key)) {
+            return Ok(rebuilt);
+        }
+        let fresh = self.replayed()?;
+        let record = fresh.export()?;
+        let rebuilt = Arc::new(Rebuilt {
+            log: fresh.log,
+            requests: fresh.requests,
+            record,
+        });
+        if let Some(rebuilds) = &self.rebuilds {
+            rebuilds.put(self.key, rebuilt.clone());
+        }
+        Ok(rebuilt)
     }
 
     /// The finished game whole, as it was before [`Actor::compact`]: its entries replayed
     /// into a fresh actor through the code a restart uses ([`Actor::new`], then the entries
     /// applied in order), so its events, seqs, record and requests are those of the game
-    /// played. Built for one request and dropped after it (a match replays in about a
-    /// millisecond): keeping it would undo the compaction.
-    fn rebuilt(&self) -> Result<Actor, ApiError> {
+    /// played.
+    fn replayed(&self) -> Result<Actor, ApiError> {
+        self.metrics.game_rebuilt();
         let bad = |why: String| {
             ApiError::new(
                 Code::Internal,
@@ -989,16 +1138,30 @@ impl Actor {
             ));
         }
         // A finished game has dropped its requests and events: they are rebuilt to answer a
-        // retry. Only a request id its log holds can be one (every applied request's id is
-        // in its entry, as bytes), so any other action is refused without the replay, which
+        // retry. Only a request id the seat's remembered requests had can be one (the game
+        // keeps an index of them), so any other action is refused without the replay, which
         // a client could otherwise make the server do for every request.
         let retry = match self.compacted {
-            true if self.logs_bytes(request_id.as_bytes()) => {
-                self.rebuilt()?
-                    .retry(seat, &request_id, action, with_events)
+            true if self.may_retry(seat, &request_id) => {
+                let rebuilt = self.rebuilt()?;
+                Self::retry(
+                    &rebuilt.requests,
+                    &rebuilt.log,
+                    seat,
+                    &request_id,
+                    action,
+                    with_events,
+                )
             }
             true => None,
-            false => self.retry(seat, &request_id, action, with_events),
+            false => Self::retry(
+                &self.requests,
+                &self.log,
+                seat,
+                &request_id,
+                action,
+                with_events,
+            ),
         };
         if let Some(answer) = retry {
             return answer;
@@ -1026,21 +1189,26 @@ impl Actor {
             })),
         };
         self.commit(entry).await?;
-        Ok(self.response(seat, first, self.seq(), with_events))
+        Ok(Self::response(
+            &self.log,
+            seat,
+            first,
+            self.seq(),
+            with_events,
+        ))
     }
 
     /// The answer to a retry of an applied request (the same seat and request id), as the
     /// first time; `None` if the request is not a remembered one.
     fn retry(
-        &self,
+        requests: &HashMap<(u32, String), AppliedRequest>,
+        log: &[Arc<LogEvent>],
         seat: Seat,
         request_id: &str,
         action: &v1::Action,
         with_events: bool,
     ) -> Option<Result<v1::SubmitActionResponse, ApiError>> {
-        let applied = *self
-            .requests
-            .get(&(seat.0 as u32, request_id.to_string()))?;
+        let applied = *requests.get(&(seat.0 as u32, request_id.to_string()))?;
         // The same id with another action is a client's mistake that must not pass for a
         // success.
         let same = action_from_wire(action).is_ok_and(|a| action_fingerprint(&a) == applied.action);
@@ -1056,7 +1224,8 @@ impl Actor {
                 ),
             )));
         }
-        Some(Ok(self.response(
+        Some(Ok(Self::response(
+            log,
             seat,
             applied.first,
             applied.last,
@@ -1064,17 +1233,17 @@ impl Actor {
         )))
     }
 
-    /// The answer to an applied request whose events are `first..=last`. Needs the log: on a
-    /// compacted game, called on its rebuilt actor.
+    /// The answer to an applied request whose events are `first..=last` of `log` (on a
+    /// compacted game, the rebuilt log).
     fn response(
-        &self,
+        log: &[Arc<LogEvent>],
         seat: Seat,
         first: u64,
         last: u64,
         with_events: bool,
     ) -> v1::SubmitActionResponse {
         let events = match with_events {
-            true => self.log[(first - 1) as usize..last as usize]
+            true => log[(first - 1) as usize..last as usize]
                 .iter()
                 .map(|e| e.to_wire(Viewer::Seat(seat)))
                 .collect(),
@@ -1354,8 +1523,7 @@ impl Actor {
         } else if after_seq == self.seq() {
             Vec::new()
         } else {
-            let mut log = self.rebuilt()?.log;
-            log.split_off(after_seq as usize)
+            self.rebuilt()?.log[after_seq as usize..].to_vec()
         };
         let seat = match viewer {
             Viewer::Seat(s) => {
@@ -1422,7 +1590,19 @@ impl Actor {
             result: self.shown_result(),
             created_unix_ms: self.created_ms,
         };
-        *self.summary.lock().expect("not poisoned") = summary;
+        let now = summary.status;
+        // The summary's lock is released before the index is taken: a listing holds the
+        // index while it reads summaries.
+        let was = std::mem::replace(&mut *self.summary.lock().expect("not poisoned"), summary);
+        if was.status != now
+            && let Some((index, place)) = &self.listed
+        {
+            index.moved(
+                *place,
+                v1::GameStatus::try_from(was.status).ok(),
+                self.wire_status(),
+            );
+        }
     }
 
     fn export(&self) -> Result<v1::GameRecord, ApiError> {
@@ -1435,7 +1615,7 @@ impl Actor {
         }
         if self.compacted {
             // The record was dropped with the log: the rebuilt game exports the same.
-            return self.rebuilt()?.export();
+            return Ok(self.rebuilt()?.record.clone());
         }
         Ok(v1::GameRecord {
             game_id: self.id.clone(),
@@ -1552,7 +1732,7 @@ mod tests {
             ..Default::default()
         };
         let config = Arc::new(Config::for_tests());
-        Actor::new(
+        let mut actor = Actor::new(
             "g".into(),
             1,
             request,
@@ -1560,7 +1740,9 @@ mod tests {
             config,
             Metrics::new(),
         )
-        .expect("a valid game")
+        .expect("a valid game");
+        actor.share_rebuilds(Rebuilds::new());
+        actor
     }
 
     async fn join(actor: &mut Actor, seat: u32) -> Token {
@@ -1795,6 +1977,229 @@ mod tests {
         assert!(handle.seats.holds(second.id()) && handle.seats.holds(third.id()));
         assert!(!handle.seats.holds(first.id()));
     }
+
+    // Reads of a finished game are answered from one replay of its log (kept in the server's
+    // bounded cache of rebuilt games), not one replay each: many exports, watches from seq 0
+    // and from the middle by every viewer, and retries of the last action (it replayed the
+    // log for each: 100 times here).
+    #[tokio::test]
+    async fn many_reads_of_a_finished_game_replay_its_log_once() {
+        let mut actor = actor();
+        let (tokens, last, _) = play_to_end(&mut actor).await;
+        actor.compact();
+        let first = answers(&mut actor, &tokens, &last).await;
+        for _ in 0..9 {
+            assert_eq!(answers(&mut actor, &tokens, &last).await, first);
+        }
+        assert_eq!(actor.metrics.rebuilds(), 1);
+    }
+
+    // Only a request id a seat's remembered request had can be a retry of it: an id that is
+    // only somewhere in the stored log's bytes (a prefix of every id, a display name, a part
+    // of a token, an action's name, another seat's id) is refused without a replay (each made
+    // the game replay its log, to find no request).
+    #[tokio::test]
+    async fn a_request_id_only_inside_the_log_causes_no_replay() {
+        let mut actor = actor();
+        let (tokens, last, _) = play_to_end(&mut actor).await;
+        actor.compact();
+        let other_seat = &tokens[1 - last.seat.index()];
+        let token_part = tokens[0].as_str()[..12].to_string();
+        let ids = [
+            (&tokens[last.seat.index()], "r".to_string()),
+            (&tokens[last.seat.index()], "player 1".to_string()),
+            (&tokens[last.seat.index()], token_part),
+            (other_seat, last.request_id.clone()),
+        ];
+        for (token, id) in ids {
+            assert!(
+                actor
+                    .entry_log
+                    .windows(id.len())
+                    .any(|w| w == id.as_bytes()),
+                "{id:?} is in the log's bytes"
+            );
+            let seq = actor.seq();
+            let answer = actor
+                .submit(token, seq, id.clone(), &last.action, true)
+                .await;
+            assert_eq!(
+                answer.err().map(|e| e.reason),
+                Some("GAME_FINISHED"),
+                "{id:?}"
+            );
+        }
+        assert_eq!(actor.metrics.rebuilds(), 0);
+        // The retry itself is still answered as the first time.
+        let token = &tokens[last.seat.index()];
+        let retried = actor
+            .submit(token, 0, last.request_id.clone(), &last.action, true)
+            .await;
+        assert_eq!(retried, Ok(last.answer));
+        assert_eq!(actor.metrics.rebuilds(), 1);
+    }
+
+    // The server's rebuilt games stay within their bounds, the least recently read dropped
+    // first; a game bigger than the whole bound is not kept.
+    #[test]
+    fn the_rebuilt_games_kept_are_bounded() {
+        let rebuilt = |events: usize| {
+            let event = Arc::new(LogEvent {
+                seq: 1,
+                kind: LogKind::Server(v1::game_event::Kind::GameStarted(v1::GameStarted {})),
+            });
+            Arc::new(Rebuilt {
+                log: vec![event; events],
+                requests: HashMap::new(),
+                record: v1::GameRecord::default(),
+            })
+        };
+        let rebuilds = Rebuilds::new();
+        for key in 0..REBUILT_GAMES as u64 {
+            rebuilds.put(key, rebuilt(10));
+        }
+        assert!(rebuilds.get(0).is_some(), "read: the most recent");
+        rebuilds.put(100, rebuilt(10));
+        assert_eq!(rebuilds.len(), REBUILT_GAMES);
+        assert!(rebuilds.get(1).is_none() && rebuilds.get(0).is_some());
+        rebuilds.put(101, rebuilt(REBUILT_EVENTS + 1));
+        assert!(rebuilds.get(101).is_none());
+        rebuilds.put(102, rebuilt(REBUILT_EVENTS / 2));
+        rebuilds.put(103, rebuilt(REBUILT_EVENTS / 2));
+        assert_eq!(rebuilds.len(), 2);
+        assert!(rebuilds.get(102).is_some() && rebuilds.get(103).is_some());
+    }
+
+    // A game's place in the registry's index of statuses follows the game: waiting, playing,
+    // finished.
+    #[tokio::test]
+    async fn the_status_index_follows_the_game() {
+        let index = Arc::new(StatusIndex::default());
+        let listed = |status| index.places(status);
+        let mut started = actor();
+        started.list_in(index.clone(), 5);
+        assert_eq!(listed(v1::GameStatus::Waiting), [5]);
+        join(&mut started, 0).await;
+        assert_eq!(listed(v1::GameStatus::Waiting), [5]);
+        join(&mut started, 1).await;
+        assert!(listed(v1::GameStatus::Waiting).is_empty());
+        assert_eq!(listed(v1::GameStatus::Playing), [5]);
+        let mut finished = actor();
+        finished.list_in(index.clone(), 7);
+        assert_eq!(listed(v1::GameStatus::Waiting), [7]);
+        play_to_end(&mut finished).await;
+        assert_eq!(listed(v1::GameStatus::Finished), [7]);
+        assert_eq!(listed(v1::GameStatus::Playing), [5]);
+        assert!(listed(v1::GameStatus::Waiting).is_empty());
+    }
+
+    /// The resident memory of the process, in bytes (Linux).
+    fn resident() -> usize {
+        let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+        let pages: usize = statm
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0);
+        pages * 4096
+    }
+
+    /// The median time of `f` over `n` runs.
+    fn median(n: usize, mut f: impl FnMut()) -> Duration {
+        let mut times: Vec<Duration> = (0..n)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed()
+            })
+            .collect();
+        times.sort();
+        times[n / 2]
+    }
+
+    // The cost of a finished match's reads (a match to 10 000), for docs/performance.md: a replay of its log (what each read cost before the cache), the
+    // memory of a rebuild, and the reads served from the cache. `cargo test -p canasta-server
+    // --release --lib -- --ignored --nocapture measure_reads_of_a_finished_game`
+    #[tokio::test]
+    #[ignore]
+    async fn measure_reads_of_a_finished_game() {
+        let mut actor = actor();
+        if let Some(rules) = &mut actor.request.rules {
+            rules.options.clear();
+            rules.options.insert("target_score".into(), "10000".into());
+        }
+        let request = &actor.request;
+        actor.setup = convert::setup_from_wire(request.rules.as_ref(), 7, &[], None, &[])
+            .expect("a valid setup");
+        (actor.game, actor.opening) = Game::start(&actor.setup).expect("a deal");
+        let (tokens, last, _) = play_to_end(&mut actor).await;
+        actor.compact();
+        println!(
+            "{} events, {} entries, {} bytes kept, {} request keys",
+            actor.seq(),
+            actor.entries,
+            actor.entry_log.len(),
+            actor.retry_keys.len()
+        );
+        let replay = median(21, || {
+            actor.replayed().expect("a replay");
+        });
+        println!("a replay of its log: {replay:?} (median of 21)");
+        let before = resident();
+        let kept: Vec<Arc<Rebuilt>> = (0..16)
+            .map(|_| {
+                let fresh = actor.replayed().expect("a replay");
+                let record = fresh.export().expect("an export");
+                Arc::new(Rebuilt {
+                    log: fresh.log,
+                    requests: fresh.requests,
+                    record,
+                })
+            })
+            .collect();
+        let grown = resident().saturating_sub(before);
+        println!(
+            "16 rebuilds: {} KiB resident, {} bytes an event",
+            grown / 1024,
+            grown / 16 / kept[0].log.len()
+        );
+        drop(kept);
+        let rebuilds = actor.metrics.rebuilds();
+        let token = &tokens[last.seat.index()];
+        let export = median(101, || {
+            actor.export().expect("an export");
+        });
+        let watch = median(101, || {
+            actor.subscribe(None, 0, false, false).expect("a watch");
+        });
+        let seq = actor.seq();
+        let mut retries = Duration::ZERO;
+        for _ in 0..101 {
+            let t = Instant::now();
+            let answer = actor
+                .submit(token, seq, last.request_id.clone(), &last.action, true)
+                .await;
+            retries += t.elapsed();
+            assert!(answer.is_ok());
+        }
+        let mut refused = Duration::ZERO;
+        for _ in 0..101 {
+            let t = Instant::now();
+            let answer = actor
+                .submit(token, seq, "r".into(), &last.action, true)
+                .await;
+            refused += t.elapsed();
+            assert!(answer.is_err());
+        }
+        println!(
+            "from the cache: an export {export:?}, a watch from seq 0 {watch:?}, a retry {:?}, \
+             an id found only in the log {:?} (medians of 101, means for the last two); \
+             {} replays for 404 reads",
+            retries / 101,
+            refused / 101,
+            actor.metrics.rebuilds() - rebuilds
+        );
+    }
 }
 
 /// Time controls: the budget's bounds, the end of a match that only time-outs play, and the
@@ -1923,7 +2328,7 @@ mod time_control_tests {
             let summary = |a: &Actor| a.summary.lock().expect("not poisoned").clone();
             assert_eq!(summary(&restored), summary(&actor));
             actor.compact();
-            let rebuilt = actor.rebuilt().expect("the game rebuilds");
+            let rebuilt = actor.replayed().expect("the game rebuilds");
             assert_eq!(rebuilt.result(), result);
         }
     }

@@ -25,6 +25,7 @@ pub struct Metrics {
     watchers: AtomicU64,
     timeouts: AtomicU64,
     abandoned: AtomicU64,
+    rebuilds: AtomicU64,
     latency_buckets: [AtomicU64; BUCKETS.len()],
     latency_count: AtomicU64,
     latency_sum_ns: AtomicU64,
@@ -84,6 +85,16 @@ impl Metrics {
         }
     }
 
+    /// A finished game's log was replayed to answer a request (see `Actor::rebuilt`).
+    pub fn game_rebuilt(&self) {
+        self.rebuilds.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Finished games' logs replayed so far.
+    pub fn rebuilds(&self) -> u64 {
+        self.rebuilds.load(Ordering::Relaxed)
+    }
+
     /// Actions applied so far.
     pub fn actions(&self) -> u64 {
         self.actions.load(Ordering::Relaxed)
@@ -133,6 +144,12 @@ impl Metrics {
             "Matches ended because no seat acted for three time-outs of each.",
             "counter",
             self.abandoned.load(Ordering::Relaxed),
+        );
+        counter(
+            "canasta_game_rebuilds_total",
+            "Finished games' logs replayed to answer a watch, an export or a retry.",
+            "counter",
+            self.rebuilds.load(Ordering::Relaxed),
         );
         let _ = writeln!(
             out,
