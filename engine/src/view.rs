@@ -350,7 +350,15 @@ impl View {
             .play_order
             .iter()
             .copied()
-            .find(|&s| s != self.turn_seat && self.seats[s.index()].side == turn_side);
+            // A view may come from the wire: a seat of the order that is not at the table is
+            // nobody's partner, not a panic.
+            .find(|&s| {
+                s != self.turn_seat
+                    && self
+                        .seats
+                        .get(s.index())
+                        .is_some_and(|v| v.side == turn_side)
+            });
         Some(LegalChoices::new(Ctx {
             rules: &self.rules,
             seat,

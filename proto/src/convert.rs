@@ -1394,4 +1394,22 @@ mod tests {
         r.preset = 9;
         assert_eq!(rules_from_wire(&r).unwrap_err().reason, "INVALID_ENUM");
     }
+
+    // A fuzzer's input (fuzz/regressions/convert/crash-7daa9ba8…): a view whose play order
+    // names a seat the view does not hold converted fine, and reading its choices indexed
+    // past the seats.
+    #[test]
+    fn a_view_whose_play_order_names_a_missing_seat_does_not_panic() {
+        use prost::Message;
+        let bytes = [
+            0x5a, 0x00, 0x30, 0x04, 0x62, 0x00, 0x20, 0x00, 0x50, 0x01, 0x38, 0x00,
+        ];
+        let wire = v1::GameView::decode(&bytes[..]).expect("the fuzzer's view decodes");
+        let rules = canasta_engine::Rules::new(&RuleSpec::new(Preset::Official, 4))
+            .expect("official");
+        if let Ok(view) = view_from_wire(&wire, rules) {
+            let _ = view.legal().map(|l| l.check(&Action::DrawStock));
+        }
+    }
+
 }
