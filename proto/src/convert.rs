@@ -1405,11 +1405,10 @@ mod tests {
             0x5a, 0x00, 0x30, 0x04, 0x62, 0x00, 0x20, 0x00, 0x50, 0x01, 0x38, 0x00,
         ];
         let wire = v1::GameView::decode(&bytes[..]).expect("the fuzzer's view decodes");
-        let rules = canasta_engine::Rules::new(&RuleSpec::new(Preset::Official, 4))
-            .expect("official");
+        let rules =
+            canasta_engine::Rules::new(&RuleSpec::new(Preset::Official, 4)).expect("official");
         if let Ok(view) = view_from_wire(&wire, rules) {
             let _ = view.legal().map(|l| l.check(&Action::DrawStock));
         }
     }
-
 }
