@@ -1174,3 +1174,97 @@ async fn calls_from_no_seat_of_the_game_they_name_are_charged_to_the_address() {
     server.stop().await;
     std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
+
+/// Games created for abuse of time controls: the floor's budget, the fallback policy, every
+/// seat taken and never played.
+const TIMED_GAMES: usize = 24;
+
+/// Waits on a spectator's stream of `game_id` for the match's end; returns its seq.
+async fn match_end(client: &mut Client, game_id: &str) -> u64 {
+    let mut stream = open_watch(client, game_id, None, 0, false)
+        .await
+        .expect("a spectator's stream");
+    loop {
+        let message = next_message(&mut stream)
+            .await
+            .expect("the stream lasts until the match ends");
+        if let Some(v1::watch_game_response::Kind::Event(event)) = message.kind
+            && let Some(v1::game_event::Kind::MatchEnded(_)) = event.kind
+        {
+            return event.seq;
+        }
+    }
+}
+
+// Time controls as a weapon: a budget below the server's floor is refused; games at the floor
+// whose seats never act end as abandoned after a bounded number of time-outs (each stored and
+// streamed), instead of playing fallback moves for ever, while another game is played; prints
+// the other game's latency with and without them.
+#[tokio::test]
+async fn games_nobody_plays_under_a_time_control_end_and_another_game_keeps_going() {
+    let config = Config::for_tests();
+    let floor = config.min_move_budget_ms;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let timed = |budget: u64, seed: u64| v1::CreateGameRequest {
+        rules: Some(rules(v1::Preset::Official, 2, &[])),
+        seed: Some(seed),
+        time_control: Some(v1::TimeControl {
+            move_budget_ms: budget,
+            policy: v1::TimeoutPolicy::FallbackMove as i32,
+        }),
+        ..Default::default()
+    };
+    let refused = client
+        .create_game(timed(1, 1))
+        .await
+        .expect_err("a budget of 1 ms is refused");
+    assert_eq!(refused.code(), Code::InvalidArgument);
+    assert_eq!(reason(&refused), "BAD_TIME_CONTROL");
+
+    let (quiet_game, quiet_tokens) = started_game(&mut client, 41).await;
+    let quiet = play_paced(&mut client, &quiet_game, &quiet_tokens, |n| {
+        n >= BOUNDED_ACTIONS
+    })
+    .await;
+    let (game, tokens) = started_game(&mut client, 41).await;
+    let flood_start = Instant::now();
+    let mut abandoned = Vec::new();
+    for i in 0..TIMED_GAMES {
+        let summary = create_with(&mut client, timed(floor, 100 + i as u64)).await;
+        join_all(&mut client, &summary).await;
+        abandoned.push(summary.game_id);
+    }
+    let flooded = play_paced(&mut client, &game, &tokens, |n| n >= BOUNDED_ACTIONS).await;
+    let mut last_seqs = Vec::new();
+    for id in &abandoned {
+        last_seqs.push(match_end(&mut client, id).await);
+        let summary = summary_of(&mut client, id).await;
+        assert_eq!(summary.status, v1::GameStatus::Finished as i32, "{id}");
+        let result = summary.result.expect("a result");
+        assert_eq!(result.end, v1::MatchEndKind::Abandoned as i32, "{id}");
+    }
+    let flood_secs = flood_start.elapsed().as_secs_f64();
+    let longest = last_seqs.iter().max().copied().unwrap_or_default();
+    println!(
+        "{TIMED_GAMES} games at the floor's budget ({floor} ms) nobody played: all abandoned \
+         within {flood_secs:.2} s, the longest log {longest} events"
+    );
+    let (quiet_median, flooded_median) = (median(&quiet), median(&flooded));
+    println!("other game without them: {}", summary(quiet));
+    println!(
+        "other game while they timed out: {}",
+        summary(flooded.clone())
+    );
+    // Two seats, three time-outs each before the end, each a few events (the fallback move,
+    // its draw, its discard): a bounded log whatever the time left running.
+    assert!(longest < 100, "an abandoned game logged {longest} events");
+    assert_eq!(flooded.len(), BOUNDED_ACTIONS, "the other game kept going");
+    let bound = flooded_bound(quiet_median);
+    assert!(
+        flooded_median <= bound,
+        "the other game's median latency went from {quiet_median:?} to {flooded_median:?} \
+         while games timed out, over the bound of {bound:?}"
+    );
+    server.stop().await;
+}
