@@ -408,6 +408,22 @@ mod tests {
         }
     }
 
+    /// Takes both seats of the two-player game `id`, which starts it.
+    async fn join_both(registry: &Registry, id: &str) {
+        let handle = registry.get(id).expect("the game");
+        for seat in 0..2 {
+            let name = format!("player {seat}");
+            let joined = handle
+                .ask(|reply| Command::Join {
+                    seat: Some(seat),
+                    name,
+                    reply,
+                })
+                .await;
+            joined.expect("a free seat");
+        }
+    }
+
     /// The page as the listing made it before the index: every game before the token's place,
     /// newest first, read and kept if of the status.
     fn scanned(
@@ -463,18 +479,7 @@ mod tests {
             if n % 50 != 7 && n % 60 != 11 {
                 continue;
             }
-            let handle = registry.get(id).expect("the game");
-            for seat in 0..2 {
-                let name = format!("player {seat}");
-                let joined = handle
-                    .ask(|reply| Command::Join {
-                        seat: Some(seat),
-                        name,
-                        reply,
-                    })
-                    .await;
-                joined.expect("a free seat");
-            }
+            join_both(&registry, id).await;
         }
         let statuses = |status| {
             ids.iter()
@@ -560,18 +565,7 @@ mod tests {
             }
         }
         for id in &finishing {
-            let handle = registry.get(id).expect("the game");
-            for seat in 0..2 {
-                let name = format!("player {seat}");
-                let joined = handle
-                    .ask(|reply| Command::Join {
-                        seat: Some(seat),
-                        name,
-                        reply,
-                    })
-                    .await;
-                joined.expect("a free seat");
-            }
+            join_both(&registry, id).await;
         }
         for _ in 0..1000 {
             let done = finishing.iter().all(|id| {

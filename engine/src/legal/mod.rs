@@ -325,6 +325,13 @@ impl<'a> LegalChoices<'a> {
             .iter()
             .filter(|&&r| c.hand.rank_count(r) >= 2)
             .count();
+        // Without sequences no suit can start one: the stop must not wait for them.
+        let suits_possible = if c.rules.sequences {
+            Suit::ALL.len()
+        } else {
+            0
+        };
+        let wilds_possible = c.rules.wild_canastas && c.hand.wilds() >= 3;
         let mut fold = |a: &Action| {
             match a {
                 Action::TakePile { top, melds } => {
@@ -372,8 +379,8 @@ impl<'a> LegalChoices<'a> {
             }
             !(unmelded
                 && s.meld_ranks.len() == ranks_possible
-                && s.sequence_suits.len() == Suit::ALL.len()
-                && (s.can_meld_wilds || !c.rules.wild_canastas))
+                && s.sequence_suits.len() == suits_possible
+                && s.can_meld_wilds == wilds_possible)
         };
         let mut sink = Sink::fold(&mut fold, SUMMARY_STEPS);
         // The suits of a group tell nothing the summary says.
