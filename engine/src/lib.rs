@@ -1,6 +1,14 @@
 //! A Canasta rules engine: the Official Canasta Laws for 2 to 6 players, as a pure library with
-//! no I/O. It referees complete matches: deals, turns, melds, going out and scoring, exactly by
-//! the project's rules contract (`RULES.md`), and tells every player what he may see and do.
+//! no I/O. It referees complete matches: deals, turns, melds, going out and scoring, and tells
+//! every player what he may see and do.
+//!
+//! # Rules
+//!
+//! The rules it plays are those of `docs/rules.md`, the project's rules reference: every rule of
+//! every preset (`official`, `wiener`, `samba`, `swiss`) and option, under a stable id such as
+//! `R-PILE-3`. The code cites those ids where it implements a rule, and the tests that check a
+//! rule name its id (`engine/tests/rules_*.rs`), so `grep -rn R-PILE-3` finds the rule, its code
+//! and its tests.
 //!
 //! # Layout
 //!

@@ -11,7 +11,7 @@ use std::str::FromStr;
 
 use crate::quote::quoted;
 
-/// A named rule set (RULES.md section 11).
+/// A named rule set (docs/rules.md, "Presets").
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub enum Preset {
     /// The Official Canasta Laws (Regency Whist Club, 1949-51), 2 to 6 players.

@@ -1,9 +1,57 @@
-//! R-CARD: the cards, their classes and values, in play on prearranged deals (the unit tests of
-//! `card.rs` check the same facts on the card types alone).
+//! R-CARD: the pack, the cards' classes and values, in play on seeded and prearranged deals (the
+//! unit tests of `card.rs` check the same facts on the card types alone).
 mod common;
+use canasta_engine::card::CARD_KINDS;
 use canasta_engine::event::RedThreeSource;
-use canasta_engine::{Action, Event, Game, MeldKind, Rank, Seat, Side, SideScore};
+use canasta_engine::{
+    Action, Card, Event, Game, MeldKind, Preset, Rank, RuleSpec, Rules, Seat, Setup, Side,
+    SideScore,
+};
 use common::*;
+
+// ---------------------------------------------------------------------------------------------
+// R-CARD-1: two decks and four jokers, 108 cards; six jokers, or three decks with six.
+
+/// The cards of a seeded game's pack, wherever they lie (hands, pile, stock, red threes laid),
+/// checked card by card: `copies` of each of the 52 cards and `jokers` jokers.
+fn check_pack(spec: RuleSpec, copies: u8, jokers: u8) {
+    let label = format!(
+        "{} {}p {:?}",
+        spec.preset,
+        spec.players,
+        spec.options.entries()
+    );
+    let g = Game::new(&Setup::seeded(spec, 5)).unwrap_or_else(|e| panic!("{label}: {e}"));
+    let all = g.all_cards();
+    for i in 0..CARD_KINDS as u8 {
+        let c = Card::from_index(i).unwrap();
+        let want = if c == Card::JOKER { jokers } else { copies };
+        assert_eq!(all.count(c), want, "{label}: {c}");
+    }
+    assert_eq!(all.len(), 52 * copies as usize + jokers as usize, "{label}");
+    assert_eq!(all.len(), g.rules().pack_size(), "{label}");
+}
+
+// R-CARD-1: the official pack is two of every card and four jokers; `jokers=6` adds two jokers;
+// three decks (six players in pairs, Samba, Swiss for four) hold three of every card and six
+// jokers; three decks with four jokers are refused when the game is created.
+#[test]
+fn r_card_1_the_pack_in_play() {
+    check_pack(spec(4, &[]), 2, 4);
+    check_pack(spec(2, &[]), 2, 4);
+    check_pack(spec(4, &[("jokers", "6")]), 2, 6);
+    check_pack(spec(6, &[]), 3, 6);
+    check_pack(spec(4, &[("decks", "3"), ("jokers", "6")]), 3, 6);
+    check_pack(RuleSpec::new(Preset::Samba, 4), 3, 6);
+    check_pack(RuleSpec::new(Preset::Swiss, 4), 3, 6);
+    check_pack(RuleSpec::new(Preset::Swiss, 3), 2, 4);
+    // The jokers follow the preset's pack, not the decks set: three decks need six named.
+    for options in [vec![("decks", "3")], vec![("decks", "3"), ("jokers", "4")]] {
+        let err = Rules::new(&spec(4, &options)).unwrap_err();
+        assert_eq!(err.code(), "OPTION_CONFLICT");
+        assert!(err.to_string().contains("jokers=4 with decks=3"), "{err}");
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // R-CARD-2: jokers and twos are wild, red threes bonus cards, black threes stop cards, fours to

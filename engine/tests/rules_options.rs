@@ -1,5 +1,5 @@
-//! The Rasche options a) to j) (seed 000; RULES.md section 11, last item; docs/rules.md "The
-//! Rasche options") in play, and the option machinery: letter aliases, presets with options,
+//! The Rasche options a) to j) (seed 000; docs/rules.md, "The Rasche options") in play, and the
+//! option machinery (docs/rules.md, "Options"): letter aliases, presets with options,
 //! contradictions refused at creation, the presets' defaults and the option listing.
 mod common;
 use canasta_engine::rules::OPTION_DOCS;
@@ -143,9 +143,9 @@ fn r_card_1_rasche_a_six_jokers() {
 // ---------------------------------------------------------------------------------------------
 // b) wild-card canastas
 
-// R-MELD-7, R-SAMBA-9 (Rasche b): `rasche_b=true` is `wild_canastas=true`; seven wild cards,
-// jokers and twos, make a wild canasta worth 1000, which counts as a canasta for going out.
-// Without the option the same meld is refused with WILD_ONLY_MELD.
+// R-MELD-7 (Rasche b): `rasche_b=true` is `wild_canastas=true`; seven wild cards, jokers and
+// twos, make a wild canasta worth 1000, which counts as a canasta for going out. Without the
+// option the same meld is refused with WILD_ONLY_MELD.
 #[test]
 fn r_meld_7_rasche_b_wild_canasta_bonus_1000() {
     same_rules(&[("rasche_b", "true")], &[("wild_canastas", "true")]);
@@ -222,11 +222,11 @@ fn wild_canasta_out(options: &[(&str, &str)], wilds: &str) -> SideScore {
     m.sides[0]
 }
 
-// R-SAMBA-9, R-MELD-7 (Rasche b, its option): `joker_canasta_bonus=2000` pays 2000 for a wild
-// canasta of seven jokers; seven twos and seven mixed wild cards keep their own bonuses (1000).
-// Seven jokers need more than the six jokers of two decks: three decks with nine jokers.
+// R-MELD-7 (Rasche b, its option): `joker_canasta_bonus=2000` pays 2000 for a wild canasta of
+// seven jokers; seven twos and seven mixed wild cards keep their own bonuses (1000). Seven
+// jokers need more than the six jokers of two decks: three decks with nine jokers.
 #[test]
-fn r_samba_9_rasche_b_joker_canasta_bonus_2000() {
+fn r_meld_7_rasche_b_joker_canasta_bonus_2000() {
     let options = [
         ("decks", "3"),
         ("jokers", "9"),
@@ -434,7 +434,7 @@ fn r_init_1_rasche_e_minimum_table() {
 }
 
 // R-INIT-1 (Rasche e): from 0 points the initial meld needs 90. Cards count in fives, so 85 is
-// the most that falls short (the "89" of the brief): refused with BELOW_MINIMUM, where the
+// the most that falls short (89 cannot be laid): refused with BELOW_MINIMUM, where the
 // official minimum of 50 accepts it; 90 is accepted.
 #[test]
 fn r_init_1_rasche_e_below_90_from_zero() {
@@ -880,7 +880,7 @@ fn value_of(rules: &Rules, name: &str) -> String {
         .1
 }
 
-// Section 11: every Rasche option combines with every preset and player count, except g with
+// The Rasche options: every Rasche option combines with every preset and player count, except g with
 // Samba (its pile rules forbid that take) and j with Swiss (its stop cards go under a canasta,
 // which closed canastas forbid); the option's value shows in option_values() and a seeded game
 // of the rules is dealt.
@@ -922,7 +922,7 @@ fn rasche_options_combine_with_every_preset() {
     }
 }
 
-// Section 11: the brief's examples: rasche_j with wiener, rasche_d with samba, rasche_a with
+// The Rasche options with named presets: rasche_j with wiener, rasche_d with samba, rasche_a with
 // swiss for two players (two decks), each keeping the preset's other values.
 #[test]
 fn rasche_options_with_named_presets() {
@@ -968,7 +968,7 @@ fn r_meld_5_rasche_j_with_wiener_stop_rule() {
 // ---------------------------------------------------------------------------------------------
 // Contradictions, unknown names, bad values
 
-// Section 11: `rasche_g` (initial_take_without_pair) with Samba, whose pile_with_natural_and_wild
+// Options: `rasche_g` (initial_take_without_pair) with Samba, whose pile_with_natural_and_wild
 // is false, is refused naming both options; setting pile_with_natural_and_wild=true resolves it.
 #[test]
 fn option_conflict_rasche_g_with_samba() {
@@ -999,7 +999,7 @@ fn option_conflict_rasche_g_with_samba() {
     assert!(r.initial_take_without_pair && r.pile_with_natural_and_wild);
 }
 
-// Section 11 (Rasche b): a joker_canasta_bonus (or another wild-canasta bonus) without wild
+// Options (Rasche b): a joker_canasta_bonus (or another wild-canasta bonus) without wild
 // canastas is refused naming both options.
 #[test]
 fn option_conflict_wild_canasta_bonus_without_wild_canastas() {
@@ -1037,7 +1037,7 @@ fn option_conflict_wild_canasta_bonus_without_wild_canastas() {
     assert_eq!((r.jokers, r.joker_canasta_bonus), (9, 2000));
 }
 
-// Section 11 (Rasche j with Swiss): closed canastas forbid the stop cards the Swiss rule lays
+// Options (Rasche j with Swiss): closed canastas forbid the stop cards the Swiss rule lays
 // under a canasta; refused naming both options, with the preset and with the options alone.
 #[test]
 fn option_conflict_closed_canastas_with_swiss_stop_rule() {
@@ -1064,7 +1064,7 @@ fn option_conflict_closed_canastas_with_swiss_stop_rule() {
     assert!(r.closed_canastas);
 }
 
-// Section 11 (Rasche j): options about adding to a canasta have nothing to act on with closed
+// Options (Rasche j): options about adding to a canasta have nothing to act on with closed
 // canastas; setting one is refused naming both. (The Wiener stop rule, a preset default, is
 // kept: see r_meld_5_rasche_j_with_wiener_stop_rule.)
 #[test]
@@ -1096,7 +1096,7 @@ fn option_conflict_closed_canastas_with_canasta_additions() {
     );
 }
 
-// Section 11 (Rasche g): taking the pile with a wild card when no meld may hold one is refused.
+// Options (Rasche g): taking the pile with a wild card when no meld may hold one is refused.
 #[test]
 fn option_conflict_rasche_g_without_wild_cards_in_melds() {
     let msg = conflict(
@@ -1111,7 +1111,7 @@ fn option_conflict_rasche_g_without_wild_cards_in_melds() {
     rules_of(Preset::Official, 4, &[("max_wilds", "0")]);
 }
 
-// Section 11: samba_bonus without sequences is refused naming both options.
+// Options: samba_bonus without sequences is refused naming both options.
 #[test]
 fn option_conflict_samba_bonus_without_sequences() {
     let msg = conflict(Preset::Official, 4, &[("samba_bonus", "2000")]);
@@ -1206,7 +1206,7 @@ fn option_conflict_hand_size_too_large() {
     );
 }
 
-// Section 11: an unknown option name is refused with UNKNOWN_OPTION, and the message lists the
+// Options: an unknown option name is refused with UNKNOWN_OPTION, and the message lists the
 // option names.
 #[test]
 fn unknown_option_lists_the_options() {
@@ -1224,7 +1224,7 @@ fn unknown_option_lists_the_options() {
     }
 }
 
-// Section 11: a value that cannot be read is refused with BAD_OPTION_VALUE naming the option.
+// Options: a value that cannot be read is refused with BAD_OPTION_VALUE naming the option.
 #[test]
 fn bad_option_values_are_refused() {
     let cases = [
@@ -1257,7 +1257,7 @@ fn bad_option_values_are_refused() {
     }
 }
 
-// Section 11: a Rasche letter switched on or off by a value that is neither true nor false is
+// Options: a Rasche letter switched on or off by a value that is neither true nor false is
 // a bad value, as it is for the option it stands for.
 #[test]
 
@@ -1275,7 +1275,7 @@ fn bad_rasche_letter_values_are_refused() {
     }
 }
 
-// Section 11: an unknown preset name is refused with UNKNOWN_PRESET; the message lists the
+// Options: an unknown preset name is refused with UNKNOWN_PRESET; the message lists the
 // presets. Names are read without regard to case.
 #[test]
 fn unknown_preset_is_refused() {
@@ -1295,7 +1295,7 @@ fn unknown_preset_is_refused() {
 // ---------------------------------------------------------------------------------------------
 // Preset defaults and the option listing
 
-// R-DEAL-2, R-SAMBA-1, R-SAMBA-2, R-SAMBA-6, R-SAMBA-7, R-SCORE-2, section 11: every preset's
+// R-DEAL-2, R-SAMBA-1, R-SAMBA-2, R-SAMBA-6, R-SAMBA-7, R-SCORE-2 (the presets): every preset's
 // defaults for every player count it supports: (decks, jokers, hand size, draw, canastas to go
 // out, target).
 #[test]
@@ -1382,9 +1382,9 @@ fn r_deal_2_preset_defaults_by_player_count() {
     }
 }
 
-// R-DEAL-2, section 11 (Swiss, seed 004): "Wird eine Karte vom Talon genommen": a Swiss player
-// draws one card, whatever the number of players; RULES.md lists no draw of two for the Swiss
-// preset, and the seed decides where RULES.md is silent.
+// R-DEAL-2 (Swiss, seed 004): "Wird eine Karte vom Talon genommen": a Swiss player draws one
+// card, whatever the number of players; the seed knows no draw of two, and the Swiss preset
+// follows its seed (docs/rules.md, "swiss").
 #[test]
 
 fn swiss_two_players_draw_one_card() {
@@ -1429,7 +1429,7 @@ fn all_rule_sets() -> Vec<(RuleSpec, Rules)> {
     out
 }
 
-// Section 11: option_values() lists, in documentation order, every option that applies to the
+// Options: option_values() lists, in documentation order, every option that applies to the
 // rules, with its effective value; setting each of them by name (Options::set) on the bare
 // preset gives the same rules. The options it leaves out (a seating for another player count,
 // the bonus of a feature that is off) are refused when set, with OPTION_CONFLICT.
@@ -1465,7 +1465,7 @@ fn option_values_round_trip() {
     }
 }
 
-// Section 11: setting every option listed by option_values() to its effective value, the ones
+// Options: setting every option listed by option_values() to its effective value, the ones
 // that do not apply included, gives the same rules: a client may echo the listing back.
 #[test]
 fn option_values_round_trip_in_full() {
@@ -1478,8 +1478,8 @@ fn option_values_round_trip_in_full() {
     }
 }
 
-// Section 11: docs/rules.md, the players' description of the presets and options, names every
-// option (in its table of options) and every Rasche letter.
+// docs/rules.md, the rules reference for players and bot authors, names every option (in its
+// table of options) and every Rasche letter.
 #[test]
 fn every_option_is_documented_for_players() {
     let doc = include_str!("../../docs/rules.md");

@@ -1,4 +1,4 @@
-//! R-SAMBA: the `samba` preset (RULES.md section 12, seed 003, docs/rules.md "samba").
+//! R-SAMBA: the `samba` preset (docs/rules.md, "samba"; seed 003).
 mod common;
 use canasta_engine::meld::kind_of_new;
 use canasta_engine::{
@@ -1452,8 +1452,8 @@ fn r_samba_5_top_card_fitting_a_canasta_taken_with_a_pair() {
     assert_eq!(g.melds(Side(0))[1].cards, cards("KD KC KC KS KD KH"));
 }
 
-// R-SAMBA-5: with the option off (the reading of RULES.md alone), the top king may go onto the
-// group of three kings.
+// R-SAMBA-5: with the option off (the looser reading, which forbids only adding the top card to
+// the canasta itself), the top king may go onto the group of three kings.
 #[test]
 fn r_samba_5_top_card_onto_small_group_with_option_off() {
     let mut g = kings_canasta_and_group(&[("pair_if_top_fits_canasta", "false")]);

@@ -1,6 +1,6 @@
-//! The `swiss` preset (RULES.md section 11, seed 004 "Kanaster", docs/rules.md "swiss"): each
-//! difference from `official`, with the rule ids it changes (R-DEAL-6, R-DEAL-2, R-INIT-1,
-//! R-MELD-1, R-MELD-2, R-TURN-4, R-PILE-5, R-OUT-1, R-OUT-4, R-RED-5, R-SCORE-2).
+//! The `swiss` preset (docs/rules.md, "swiss"; seed 004, "Kanaster"): each difference from
+//! `official`, with the rule ids it changes (R-DEAL-6, R-DEAL-2, R-DEAL-5, R-INIT-1, R-INIT-5,
+//! R-MELD-1, R-MELD-2, R-MELD-6, R-TURN-4, R-PILE-5, R-OUT-1, R-OUT-4, R-RED-5, R-SCORE-2).
 mod common;
 use canasta_engine::{
     Action, Arrangement, CanastaKind, Event, Game, MeldKind, MeldSpec, MeldTarget, Phase, Preset,
@@ -892,11 +892,12 @@ fn r_score_2_swiss_game_to_5000_or_10000() {
     assert_eq!(g.scores()[0], 4900 + total);
 }
 
-// R-OUT-1 / R-INIT-1 (Swiss): seed 004 asks the initial minimum of every first laying-out, so
-// going out concealed must reach it too: at 3000 (minimum 120) a concealed going out worth 65
-// is refused with BELOW_MINIMUM; at 0 (minimum 50) the same cards go out for 200.
+// R-INIT-5 / R-OUT-4 (Swiss): seed 004 asks the initial minimum of every first laying-out, so
+// going out concealed must reach it too (officially it needs none): at 3000 (minimum 120) a
+// concealed going out worth 65 is refused with BELOW_MINIMUM; at 0 (minimum 50) the same cards
+// go out for 200.
 #[test]
-fn r_out_1_swiss_concealed_going_out_needs_the_minimum() {
+fn r_init_5_swiss_concealed_going_out_needs_the_minimum() {
     let hand = "4S 4S 4H 4H 4D 4D 4C 5S 5H 5D 6S 6H 6D";
     let out = || {
         go_out(
@@ -924,4 +925,86 @@ fn r_out_1_swiss_concealed_going_out_needs_the_minimum() {
     let events = act(&mut g, 0, out());
     assert!(went_out_concealed(&events));
     assert_eq!(deal_ended(&events).sides[0].going_out_bonus, 200);
+
+    // Official (13 cards dealt): the same going out at 3000 needs no minimum.
+    let mut g = arranged_with(
+        spec(4, &[("hand_size", "13")]),
+        &[hand],
+        "7D",
+        "6C",
+        vec![3000, 0],
+    );
+    assert_eq!(g.minimum(Side(0)), 120);
+    act(&mut g, 0, Action::DrawStock);
+    assert!(went_out_concealed(&act(&mut g, 0, out())));
+}
+
+// ---------------------------------------------------------------------------------------------
+// R-DEAL-5: the upcard, as in `official`
+
+// R-DEAL-5 (Swiss): the seed covers only a wild upcard; threes are covered too, as officially:
+// cards are turned until a natural card shows, and a red three turned up freezes the pile.
+#[test]
+fn r_deal_5_swiss_threes_turned_up_are_covered() {
+    let g = swiss(4, &["", "", "", ""], "3S 2C 3H Jk 9C", "");
+    assert_eq!(g.pile(), &list("3S 2C 3H Jk 9C")[..]);
+    assert!(g.pile_frozen());
+    assert!(!g.pile_blocked());
+    // 162 cards - 4 hands of 13 - five upcards.
+    assert_eq!(g.stock().len(), 105);
+    // A black three alone is covered and freezes nothing.
+    let g = swiss(4, &["", "", "", ""], "3C 9C", "");
+    assert_eq!(g.pile(), &list("3C 9C")[..]);
+    assert!(!g.pile_frozen() && !g.pile_blocked());
+}
+
+// ---------------------------------------------------------------------------------------------
+// R-MELD-6: black threes, up to every one of the pack
+
+// R-MELD-6 (Swiss): with three decks (four players) five black threes are melded together when
+// going out (officially at most four); with two decks (two players) the limit is the four the
+// pack holds.
+#[test]
+fn r_meld_6_swiss_black_threes_up_to_two_per_deck() {
+    let four = Rules::new(&RuleSpec::new(Preset::Swiss, 4)).unwrap();
+    let two = Rules::new(&RuleSpec::new(Preset::Swiss, 2)).unwrap();
+    assert_eq!((four.decks, four.black_three_meld_max), (3, 6));
+    assert_eq!((two.decks, two.black_three_meld_max), (2, 4));
+
+    // Seat 0 holds eight kings and five black threes, draws 9C and goes out concealed: kings
+    // 80 + black threes 25, worth more than the minimum of 50.
+    let mut g = swiss(4, &["KS KS KS KH KH KH KD KD 3S 3S 3S 3C 3C"], "7D", "9C");
+    act(&mut g, 0, Action::DrawStock);
+    let events = act(
+        &mut g,
+        0,
+        go_out(
+            &[
+                new_meld("KS KS KS KH KH KH KD KD"),
+                new_meld("3S 3S 3S 3C 3C"),
+            ],
+            Some("9C"),
+        ),
+    );
+    let s = deal_ended(&events).sides[0];
+    assert_eq!(s.melded_cards, 80 + 25);
+    assert_eq!((s.natural_canastas, s.going_out_bonus), (1, 200));
+
+    // Officially (three decks, six players in pairs) five black threes are refused.
+    let hand = "KS KS KS KH KH KH KD KD 3S 3S 3S 3C 3C";
+    let mut g = arranged(6, &[], &[hand], "7D", "9C");
+    act(&mut g, 0, Action::DrawStock);
+    let msg = refuse(
+        &mut g,
+        0,
+        go_out(
+            &[
+                new_meld("KS KS KS KH KH KH KD KD"),
+                new_meld("3S 3S 3S 3C 3C"),
+            ],
+            Some("9C"),
+        ),
+        "BAD_BLACK_THREE_MELD",
+    );
+    assert!(msg.contains('4'), "{msg}");
 }

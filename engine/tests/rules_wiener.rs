@@ -1,6 +1,6 @@
-//! The `wiener` preset (RULES.md section 11, seed 001 "Wiener Canasta", docs/rules.md
-//! "wiener"): each difference from `official`, with the rule ids it changes (R-RED-5, R-MELD-1,
-//! R-TURN-4, R-OUT-4, R-PILE-6).
+//! The `wiener` preset (docs/rules.md, "wiener"; seed 001, "Wiener Canasta"): each difference
+//! from `official`, with the rule ids it changes (R-RED-5, R-MELD-1, R-TURN-4, R-OUT-4,
+//! R-PILE-6).
 mod common;
 use canasta_engine::{
     Action, CanastaKind, DealScore, Event, Game, Phase, Preset, RuleSpec, Seat, Side,

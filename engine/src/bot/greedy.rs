@@ -900,8 +900,8 @@ mod tests {
         }
     }
 
-    // R-INIT-1: the initial meld is made of the groups worth most first, and stops as soon as
-    // the minimum (50 at a score of 0) is reached: the fours stay in hand.
+    // The bot's initial meld takes the groups worth most first, and stops as soon as the minimum
+    // (50 at a score of 0) is reached: the fours stay in hand.
     #[test]
     fn the_initial_meld_takes_the_groups_worth_most_first() {
         assert_eq!(
@@ -910,8 +910,8 @@ mod tests {
         );
     }
 
-    // R-INIT-1: with no group of three, pairs are completed with wild cards, the highest pair
-    // first and twos before jokers, until the minimum (90 at a score of 1500) is reached.
+    // With no group of three, the bot completes pairs with wild cards, the highest pair first and
+    // twos before jokers, until the minimum (90 at a score of 1500) is reached.
     #[test]
     fn an_initial_meld_of_pairs_uses_twos_before_jokers() {
         assert_eq!(
