@@ -715,6 +715,33 @@ fn r_out_4_concealed_after_taking_pile() {
     assert_eq!(g.history()[0].sides[0].going_out_bonus, 200);
 }
 
+// R-OUT-4: a concealed going out may take several actions of one turn: seat 0 lays his canasta
+// of kings (70, his side's initial meld: it must reach the minimum of 50) and then goes out with
+// the queens; nothing was melded in an earlier turn, so the going out is concealed. At 3000 the
+// same first meld is refused (below 120), where the going out in one action needs no minimum.
+#[test]
+fn r_out_4_concealed_over_several_actions_of_one_turn() {
+    let mut g = concealed_game(&[], vec![]);
+    act(&mut g, 0, Action::DrawStock);
+    act(&mut g, 0, meld(&[new_meld("KS KS KH KH KD KD KC")]));
+    assert!(!g.melded_before(Seat(0)));
+    let events = act(&mut g, 0, go_out(&[new_meld("QS QH QD QC")], Some("9C")));
+    assert!(went_out_concealed(&events));
+    let s = &g.history()[0].sides[0];
+    assert_eq!((s.melded_cards, s.going_out_bonus), (110, 200));
+
+    let mut g = concealed_game(&[], vec![3000, 0]);
+    act(&mut g, 0, Action::DrawStock);
+    let msg = refuse(
+        &mut g,
+        0,
+        meld(&[new_meld("KS KS KH KH KD KD KC")]),
+        "BELOW_MINIMUM",
+    );
+    assert!(msg.contains("at least 120"), "{msg}");
+    assert!(went_out_concealed(&act(&mut g, 0, concealed_out())));
+}
+
 // R-OUT-4 with option concealed_bonus (Rasche f): the concealed bonus is 500.
 #[test]
 fn r_out_4_concealed_bonus_option() {
@@ -1083,8 +1110,8 @@ fn nine_cards_to_go_out() -> Game {
     g
 }
 
-// Regression: with nine cards in hand (more than the canonical list shows going outs for),
-// `check` accepted going out while the prompt said it was impossible. The summary and
+// R-OUT-1 (a regression): with nine cards in hand (more than the canonical list shows going outs
+// for), `check` accepted going out while the prompt said it was impossible. The summary and
 // `first_go_out` now say yes, and the going out they offer is legal and ends the deal.
 #[test]
 fn r_out_1_can_go_out_with_a_big_hand() {
