@@ -301,9 +301,35 @@ async fn require_loopback(addr: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The reason of a failed request: the server's ErrorInfo reason, or the gRPC code.
+/// The reason of a failed request: the server's ErrorInfo reason, or the gRPC code's canonical
+/// name (`UNAVAILABLE`), as the report's JSON keys show them.
 fn reason(s: &Status) -> String {
-    canasta_server::errors::reason_of(s).unwrap_or_else(|| format!("{:?}", s.code()))
+    canasta_server::errors::reason_of(s).unwrap_or_else(|| code_name(s.code()).to_string())
+}
+
+/// A gRPC code's canonical name, as the gRPC specification spells it (tonic's `Debug` spells
+/// the variant, `DeadlineExceeded`).
+fn code_name(code: tonic::Code) -> &'static str {
+    use tonic::Code;
+    match code {
+        Code::Ok => "OK",
+        Code::Cancelled => "CANCELLED",
+        Code::Unknown => "UNKNOWN",
+        Code::InvalidArgument => "INVALID_ARGUMENT",
+        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
+        Code::NotFound => "NOT_FOUND",
+        Code::AlreadyExists => "ALREADY_EXISTS",
+        Code::PermissionDenied => "PERMISSION_DENIED",
+        Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
+        Code::FailedPrecondition => "FAILED_PRECONDITION",
+        Code::Aborted => "ABORTED",
+        Code::OutOfRange => "OUT_OF_RANGE",
+        Code::Unimplemented => "UNIMPLEMENTED",
+        Code::Internal => "INTERNAL",
+        Code::Unavailable => "UNAVAILABLE",
+        Code::DataLoss => "DATA_LOSS",
+        Code::Unauthenticated => "UNAUTHENTICATED",
+    }
 }
 
 /// What one seat counted in one game.
@@ -954,6 +980,24 @@ mod tests {
             (100, 50, 90, 99, 100, 50)
         );
         assert_eq!(Latency::of(&mut []).count, 0);
+    }
+
+    // Regression: a failure without the service's reason was keyed by tonic's Debug text
+    // ("DeadlineExceeded") in the report's JSON, beside reasons in the protocol's spelling.
+    #[test]
+    fn failures_without_a_reason_are_keyed_by_the_canonical_code_name() {
+        assert_eq!(
+            reason(&Status::deadline_exceeded("slow")),
+            "DEADLINE_EXCEEDED"
+        );
+        assert_eq!(reason(&Status::unavailable("gone")), "UNAVAILABLE");
+        for code in 0..=16 {
+            let name = code_name(tonic::Code::from_i32(code));
+            assert!(
+                name.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
+                "{name}"
+            );
+        }
     }
 
     #[test]

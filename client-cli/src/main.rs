@@ -253,26 +253,11 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
         ));
     }
     if args.json {
-        let deals: Vec<serde_json::Value> = game
-            .history()
-            .iter()
-            .map(|d| {
-                serde_json::json!({
-                    "deal": d.deal + 1,
-                    "end": format!("{:?}", d.end),
-                    "totals": d.sides.iter().map(|s| s.total).collect::<Vec<_>>(),
-                    "cumulative": d.sides.iter().map(|s| s.cumulative).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
-        let json = serde_json::json!({
-            "game_id": record.game_id,
-            "deals": deals,
-            "totals": game.scores(),
-            "winner_side": game.winner().map(|s| s.0),
-            "actions": record.actions.len(),
-        });
-        println!("{json}");
+        let report = record::ReplayReport::new(&record, &game);
+        println!(
+            "{}",
+            serde_json::to_string(&report).map_err(|e| e.to_string())?
+        );
         return Ok(());
     }
     println!(

@@ -33,11 +33,15 @@ pub struct Plan {
     pub max_deals: u32,
 }
 
-/// One match's outcome: a JSON line.
+/// One match's outcome: a JSON line (its fields are documented in docs/cli.md).
 #[derive(Clone, Debug, Serialize)]
 pub struct Outcome {
     /// The match's number.
     pub index: u64,
+    /// The game's id on the server (`canasta export` takes it); none for a match played in
+    /// this process.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game_id: Option<String>,
     /// Its seed.
     pub seed: u64,
     /// How far the bots were moved round the sides (0: as named; in duplicate mode 0 to the
@@ -54,11 +58,11 @@ pub struct Outcome {
     pub winner: Option<String>,
     /// Final scores by side.
     pub totals: Vec<i32>,
-    /// Deals played.
+    /// Deals finished.
     pub deals: u32,
-    /// Actions played.
+    /// Actions applied to the game (the actions of its record).
     pub actions: u64,
-    /// Turns played.
+    /// Turns started (the game's `turn_started` events, the first deal's first turn included).
     pub turns: u64,
     /// Wall time of the match.
     pub millis: u64,
@@ -134,6 +138,7 @@ impl Plan {
 
 /// How a match went, before it becomes an [`Outcome`].
 struct Played {
+    game_id: Option<String>,
     winner: Option<u8>,
     totals: Vec<i32>,
     deals: u32,
@@ -150,6 +155,7 @@ fn outcome(
     started: Instant,
 ) -> Outcome {
     let Played {
+        game_id,
         winner,
         totals,
         deals,
@@ -160,6 +166,7 @@ fn outcome(
     let side_bots = plan.side_bots(rules, seats);
     Outcome {
         index,
+        game_id,
         seed,
         rotation,
         swapped: rotation > 0,
@@ -191,15 +198,19 @@ fn play_in_process(plan: &Plan, rules: &Rules, job: u64) -> Result<Outcome, Stri
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut game = Game::new(&Setup::seeded(plan.spec.clone(), seed)).map_err(|e| e.to_string())?;
+    // The events of the start count as a server's do: the first deal's first turn is one.
+    let (mut game, start) =
+        Game::start(&Setup::seeded(plan.spec.clone(), seed)).map_err(|e| e.to_string())?;
     let mut turns = 0;
-    let actions = match bot::play(&mut game, &mut bots, plan.max_deals, |e| {
+    let mut count = |e: &Event| {
         if let Event::TurnStarted { .. } = e {
             turns += 1;
         }
-    }) {
+    };
+    start.iter().for_each(&mut count);
+    let actions = match bot::play(&mut game, &mut bots, plan.max_deals, count) {
         Ok(n) => n,
-        Err(PlayError::DealLimit) => 0,
+        Err(PlayError::DealLimit { actions }) => actions,
         Err(e) => return Err(e.to_string()),
     };
     Ok(outcome(
@@ -208,6 +219,7 @@ fn play_in_process(plan: &Plan, rules: &Rules, job: u64) -> Result<Outcome, Stri
         job,
         &seats,
         Played {
+            game_id: None,
             winner: game.winner().map(|s| s.0),
             totals: game.scores().to_vec(),
             deals: game.history().len() as u32,
@@ -322,16 +334,29 @@ async fn play_remote(
         .await
         .map_err(failed)?
         .ok_or_else(|| failed("no seat".into()))?;
+    // The seats see events, not actions: the game's record counts them, whoever acted (a bot,
+    // or the server for a seat whose time ran out).
+    let request = v1::ExportGameRequest {
+        game_id: game.game_id.clone(),
+    };
+    let actions = remote::limited!(client.export_game(request.clone()).await)
+        .map_err(|s| failed(format!("exporting the game: {}", remote::status_text(&s))))?
+        .into_inner()
+        .record
+        .ok_or_else(|| failed("the server exported no record".into()))?
+        .actions
+        .len() as u64;
     Ok(outcome(
         &plan,
         &rules,
         job,
         &seats,
         Played {
+            game_id: Some(game.game_id),
             winner: result.winner_side.map(|w| w as u8),
             totals: result.totals,
             deals,
-            actions: 0,
+            actions,
             turns,
         },
         started,
@@ -405,7 +430,7 @@ pub struct Summary {
     pub matches_per_second: f64,
     /// Turns per second of wall time.
     pub turns_per_second: f64,
-    /// Actions per second of wall time (in-process only).
+    /// Actions per second of wall time.
     pub actions_per_second: f64,
     /// Wall time in seconds.
     pub seconds: f64,

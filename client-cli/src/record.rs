@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use canasta_engine::notation::{card_ascii, parse_action, to_notation};
+use canasta_engine::score::{DealEnd, DealScore, SideScore};
 use canasta_engine::{Game, Preset, RuleSpec, Seat, Setup, parse_cards};
 use canasta_proto::convert::{action_from_wire, card_list_from_wire, rules_from_wire};
 use canasta_proto::v1;
@@ -156,11 +157,191 @@ impl Record {
     }
 }
 
+/// What `canasta replay --json` prints: the record's game as the engine replayed it, deal by
+/// deal (docs/cli.md shows an example).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ReplayReport {
+    /// The game's id on its server.
+    pub game_id: String,
+    /// The rules.
+    pub rules: RecordRules,
+    /// The seed.
+    pub seed: u64,
+    /// Display names by seat.
+    pub names: Vec<String>,
+    /// Actions replayed.
+    pub actions: usize,
+    /// Every finished deal.
+    pub deals: Vec<DealReport>,
+    /// Scores by side at the end of the replay.
+    pub totals: Vec<i32>,
+    /// True if the match is over.
+    pub finished: bool,
+    /// The winning side, once the match is over.
+    pub winner_side: Option<u8>,
+}
+
+/// One deal of a [`ReplayReport`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DealReport {
+    /// The deal's number, from 1.
+    pub deal: u32,
+    /// How it ended.
+    pub end: DealEndReport,
+    /// The deal's total by side.
+    pub totals: Vec<i32>,
+    /// Each side's score after the deal.
+    pub cumulative: Vec<i32>,
+    /// Each side's score for the deal, item by item.
+    pub sides: Vec<SideReport>,
+}
+
+/// How a deal ended, tagged by `kind` (the names of the protocol's `DealEndKind`, in lower
+/// case).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DealEndReport {
+    /// A player went out.
+    WentOut {
+        /// The seat.
+        seat: u8,
+        /// True if the player went out concealed.
+        concealed: bool,
+    },
+    /// The stock ran out and the player to draw could not, or would not, take the pile.
+    StockExhausted {
+        /// The seat that declined the pile.
+        seat: u8,
+    },
+    /// The last card of the stock was a red three.
+    LastRedThree {
+        /// The seat that drew it.
+        seat: u8,
+    },
+}
+
+/// One side's score for a deal: the items of the protocol's `SideScore`, by the same names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SideReport {
+    /// The side.
+    pub side: u8,
+    /// Values of its melded cards.
+    pub melded_cards: i32,
+    /// Natural canastas.
+    pub natural_canastas: u8,
+    /// Mixed canastas.
+    pub mixed_canastas: u8,
+    /// Sambas.
+    pub sambas: u8,
+    /// Wild canastas.
+    pub wild_canastas: u8,
+    /// All canasta bonuses.
+    pub canasta_bonus: i32,
+    /// Red threes laid.
+    pub red_threes: u8,
+    /// Red-three bonus; negative when the side did not qualify.
+    pub red_three_bonus: i32,
+    /// Going-out bonus.
+    pub going_out_bonus: i32,
+    /// Minus the values of the cards left in its hands.
+    pub cards_in_hand: i32,
+    /// Minus its penalties.
+    pub penalties: i32,
+    /// The deal's total.
+    pub total: i32,
+    /// The side's score after the deal.
+    pub cumulative: i32,
+}
+
+impl From<DealEnd> for DealEndReport {
+    fn from(end: DealEnd) -> Self {
+        match end {
+            DealEnd::WentOut { seat, concealed } => DealEndReport::WentOut {
+                seat: seat.0,
+                concealed,
+            },
+            DealEnd::StockExhausted { seat } => DealEndReport::StockExhausted { seat: seat.0 },
+            DealEnd::LastRedThree { seat } => DealEndReport::LastRedThree { seat: seat.0 },
+        }
+    }
+}
+
+impl From<&SideScore> for SideReport {
+    fn from(s: &SideScore) -> Self {
+        SideReport {
+            side: s.side,
+            melded_cards: s.melded_cards,
+            natural_canastas: s.natural_canastas,
+            mixed_canastas: s.mixed_canastas,
+            sambas: s.sambas,
+            wild_canastas: s.wild_canastas,
+            canasta_bonus: s.canasta_bonus,
+            red_threes: s.red_threes,
+            red_three_bonus: s.red_three_bonus,
+            going_out_bonus: s.going_out_bonus,
+            cards_in_hand: s.cards_in_hand,
+            penalties: s.penalties,
+            total: s.total,
+            cumulative: s.cumulative,
+        }
+    }
+}
+
+impl From<&DealScore> for DealReport {
+    fn from(d: &DealScore) -> Self {
+        DealReport {
+            deal: d.deal + 1,
+            end: d.end.into(),
+            totals: d.sides.iter().map(|s| s.total).collect(),
+            cumulative: d.sides.iter().map(|s| s.cumulative).collect(),
+            sides: d.sides.iter().map(SideReport::from).collect(),
+        }
+    }
+}
+
+impl ReplayReport {
+    /// The report of `game`, replayed from `record`.
+    pub fn new(record: &Record, game: &Game) -> ReplayReport {
+        ReplayReport {
+            game_id: record.game_id.clone(),
+            rules: record.rules.clone(),
+            seed: record.seed,
+            names: record.names.clone(),
+            actions: record.actions.len(),
+            deals: game.history().iter().map(DealReport::from).collect(),
+            totals: game.scores().to_vec(),
+            finished: game.winner().is_some(),
+            winner_side: game.winner().map(|s| s.0),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use canasta_engine::bot::{Bot, GreedyBot};
     use canasta_proto::convert::{action_to_wire, rules_to_wire};
+
+    // Regression: `replay --json` wrote the deal's end as Rust's debug text.
+    #[test]
+    fn every_deal_end_is_an_object_with_a_snake_case_kind_and_seat_numbers() {
+        let json = |end| serde_json::to_value(DealEndReport::from(end)).unwrap();
+        assert_eq!(
+            json(DealEnd::WentOut {
+                seat: Seat(2),
+                concealed: true
+            }),
+            serde_json::json!({"kind": "went_out", "seat": 2, "concealed": true})
+        );
+        assert_eq!(
+            json(DealEnd::StockExhausted { seat: Seat(1) }),
+            serde_json::json!({"kind": "stock_exhausted", "seat": 1})
+        );
+        assert_eq!(
+            json(DealEnd::LastRedThree { seat: Seat(3) }),
+            serde_json::json!({"kind": "last_red_three", "seat": 3})
+        );
+    }
 
     #[test]
     fn a_record_replays_to_the_same_game() {
@@ -200,5 +381,20 @@ mod tests {
         assert_eq!(replayed.state_hash(), game.state_hash());
         assert_eq!(replayed.scores(), game.scores());
         assert!(replayed.winner().is_some());
+        let report = ReplayReport::new(&back, &replayed);
+        assert_eq!(report.actions, actions.len());
+        assert_eq!(report.deals.len(), game.history().len());
+        assert!(report.finished);
+        for (r, d) in report.deals.iter().zip(game.history()) {
+            assert_eq!(r.deal, d.deal + 1);
+            assert_eq!(r.sides.len(), d.sides.len());
+            assert!(r.sides.iter().all(|s| s.total
+                == s.melded_cards
+                    + s.canasta_bonus
+                    + s.red_three_bonus
+                    + s.going_out_bonus
+                    + s.cards_in_hand
+                    + s.penalties));
+        }
     }
 }

@@ -338,6 +338,160 @@ fn match_against_a_server_each_seat_a_client() {
     assert_eq!(summary["bots"]["greedy"]["wins"], 3);
 }
 
+/// The JSON lines of a `canasta match --jsonl -` run that must succeed, by match index.
+fn match_lines(args: &[&str]) -> Vec<serde_json::Value> {
+    let o = canasta(args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    let mut rows: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l:?}: {e}")))
+        .collect();
+    rows.sort_by_key(|r| r["index"].as_u64());
+    rows
+}
+
+/// Fails if a string of `json` holds Rust's debug text (`WentOut { seat: Seat(0), .. }`)
+/// instead of JSON structure.
+fn assert_no_debug_text(json: &serde_json::Value) {
+    match json {
+        serde_json::Value::String(s) => assert!(
+            !s.contains(['{', '}', '(', ')']),
+            "debug text in the JSON: {s:?}"
+        ),
+        serde_json::Value::Array(a) => a.iter().for_each(assert_no_debug_text),
+        serde_json::Value::Object(o) => o.values().for_each(assert_no_debug_text),
+        _ => {}
+    }
+}
+
+// Regression: against a server every line said "actions": 0, counted one turn more than the
+// same seed in this process (which missed the first turn, started with the deal), and named
+// no game, so the games could not be exported.
+#[test]
+fn match_lines_agree_in_process_and_against_a_server() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let args = [
+        "match",
+        "--bots",
+        "greedy,random",
+        "--matches",
+        "3",
+        "--seed",
+        "1",
+        "--jsonl",
+        "-",
+        "--quiet",
+    ];
+    let local = match_lines(&args);
+    let remote = match_lines(&[&args[..], &["--server", &addr]].concat());
+    assert_eq!((local.len(), remote.len()), (3, 3));
+    for (l, r) in local.iter().zip(&remote) {
+        for field in ["seed", "winner_side", "totals", "deals", "actions", "turns"] {
+            assert_eq!(l[field], r[field], "{field}:\n{l}\n{r}");
+        }
+        let (actions, turns) = (r["actions"].as_u64().unwrap(), r["turns"].as_u64().unwrap());
+        assert!(actions > turns && turns > 0, "{r}");
+        assert!(l.get("game_id").is_none(), "{l}");
+        assert!(r["game_id"].is_string(), "{r}");
+    }
+    // The game id exports the game: its record replays to the line's result.
+    let dir = temp("match-export");
+    let file = dir.join("game.json");
+    let file = file.to_str().unwrap();
+    let game = remote[0]["game_id"].as_str().unwrap();
+    let o = canasta(&["export", game, "--server", &addr, "--out", file]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = canasta(&["replay", file, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let replay: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(replay["actions"], remote[0]["actions"]);
+    assert_eq!(replay["totals"], remote[0]["totals"]);
+    assert_eq!(
+        replay["deals"].as_array().unwrap().len() as u64,
+        remote[0]["deals"].as_u64().unwrap()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    // A match stopped at the deal limit counts what was played.
+    let stopped = match_lines(&[
+        "match",
+        "--matches",
+        "1",
+        "--max-deals",
+        "1",
+        "--jsonl",
+        "-",
+        "--quiet",
+    ]);
+    assert!(stopped[0]["winner_side"].is_null(), "{}", stopped[0]);
+    assert_eq!(stopped[0]["deals"], 1);
+    assert!(
+        stopped[0]["actions"].as_u64().unwrap() > 0,
+        "{}",
+        stopped[0]
+    );
+}
+
+// Regression: `replay --json` wrote how a deal ended as Rust's debug text
+// ("WentOut { seat: Seat(0), concealed: false }").
+#[test]
+fn replay_json_has_structure_not_debug_text() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let dir = temp("replay-json");
+    for seed in [5, 6] {
+        let game = create_game(&rt, &addr, 2, &[("target_score", "3000")], seed);
+        let game = game.as_str();
+        let results = run_bots(&addr, game, &[&["--bot", "greedy"], &["--bot", "random"]]);
+        let file = dir.join("game.json");
+        let file = file.to_str().unwrap();
+        let o = canasta(&["export", game, "--server", &addr, "--out", file]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let o = canasta(&["replay", file, "--json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let replay: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert_no_debug_text(&replay);
+        assert_eq!(replay["game_id"], game);
+        assert_eq!(replay["winner_side"], results[0]["winner_side"]);
+        assert_eq!(replay["finished"], true);
+        assert_eq!(replay["rules"]["players"], 2);
+        let deals = replay["deals"].as_array().unwrap();
+        assert!(!deals.is_empty());
+        for (i, d) in deals.iter().enumerate() {
+            assert_eq!(d["deal"], i as u64 + 1, "{d}");
+            let end = &d["end"];
+            let kind = end["kind"].as_str().unwrap_or_else(|| panic!("{d}"));
+            assert!(
+                ["went_out", "stock_exhausted", "last_red_three"].contains(&kind),
+                "{end}"
+            );
+            assert!(end["seat"].as_u64().unwrap() < 2, "{end}");
+            assert_eq!(end["concealed"].is_boolean(), kind == "went_out", "{end}");
+            let sides = d["sides"].as_array().unwrap();
+            assert_eq!(sides.len(), 2);
+            for (s, side) in sides.iter().enumerate() {
+                assert_eq!(side["side"], s as u64);
+                assert_eq!(side["total"], d["totals"][s]);
+                assert_eq!(side["cumulative"], d["cumulative"][s]);
+                let items: i64 = [
+                    "melded_cards",
+                    "canasta_bonus",
+                    "red_three_bonus",
+                    "going_out_bonus",
+                    "cards_in_hand",
+                    "penalties",
+                ]
+                .iter()
+                .map(|k| side[k].as_i64().unwrap())
+                .sum();
+                assert_eq!(Some(items), side["total"].as_i64(), "{side}");
+            }
+        }
+        assert_eq!(deals.last().unwrap()["cumulative"], replay["totals"]);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 // Regression: a bot refused for the request rate stopped, and the seats waiting for it hung
 // forever: random bots act faster than the default 200 requests per second per seat token.
 #[test]

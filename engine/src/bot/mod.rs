@@ -59,7 +59,10 @@ pub enum PlayError {
         error: crate::RuleError,
     },
     /// The number of deals given was played without a winner.
-    DealLimit,
+    DealLimit {
+        /// The actions applied until then.
+        actions: u64,
+    },
 }
 
 impl std::fmt::Display for PlayError {
@@ -68,9 +71,10 @@ impl std::fmt::Display for PlayError {
             PlayError::Illegal { bot, action, error } => {
                 write!(f, "bot {bot} chose an illegal action ({action}): {error}")
             }
-            PlayError::DealLimit => {
-                f.write_str("the deal limit was reached before the match ended")
-            }
+            PlayError::DealLimit { actions } => write!(
+                f,
+                "the deal limit was reached before the match ended ({actions} actions)"
+            ),
         }
     }
 }
@@ -90,7 +94,7 @@ pub fn play(
     let mut actions = 0;
     while let Some(seat) = game.to_act() {
         if game.history().len() as u32 >= max_deals {
-            return Err(PlayError::DealLimit);
+            return Err(PlayError::DealLimit { actions });
         }
         game.view_into(Viewer::Seat(seat), &mut view);
         let bot = &mut bots[seat.index()];

@@ -100,7 +100,7 @@ mod tests {
                 (0..4).map(|_| Box::new(SafeBot::new()) as _).collect();
             // Safe bots never meld, so the match may never end: two deals must finish.
             match play(&mut game, &mut bots, 2, |_| {}) {
-                Ok(_) | Err(crate::bot::PlayError::DealLimit) => {}
+                Ok(_) | Err(crate::bot::PlayError::DealLimit { .. }) => {}
                 Err(e) => panic!("{preset}: {e}"),
             }
             assert!(game.history().len() >= 2 || game.winner().is_some());
