@@ -572,18 +572,45 @@ pub fn progress(total: u64, quiet: bool) -> Option<indicatif::ProgressBar> {
     }
     let bar = indicatif::ProgressBar::new(total);
     bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} matches  {per_sec}  eta {eta}",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} matches  {rate}  eta {eta}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .with_key(
+                "rate",
+                |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str(&rate_text(state.per_sec()));
+                },
+            ),
     );
     Some(bar)
+}
+
+/// A rate as the progress bar shows it: whole numbers with thousands separators ("3,825/s",
+/// where indicatif's `{per_sec}` shows "3,825.0479/s"), one decimal below 10 ("2.5/s").
+pub fn rate_text(per_sec: f64) -> String {
+    if !per_sec.is_finite() || per_sec <= 0.0 {
+        "0/s".to_string()
+    } else if per_sec < 10.0 {
+        format!("{per_sec:.1}/s")
+    } else {
+        format!("{}/s", indicatif::HumanCount(per_sec.round() as u64))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use canasta_engine::Preset;
+
+    // Regression: the progress bar showed "3,825.0479/s".
+    #[test]
+    fn the_progress_rate_is_a_whole_number_with_separators() {
+        assert_eq!(rate_text(3825.0479), "3,825/s");
+        assert_eq!(rate_text(1_234_567.8), "1,234,568/s");
+        assert_eq!(rate_text(42.5), "43/s");
+        assert_eq!(rate_text(2.54), "2.5/s");
+        assert_eq!(rate_text(0.0), "0/s");
+        assert_eq!(rate_text(f64::INFINITY), "0/s");
+    }
 
     #[test]
     fn wilson_interval_brackets_the_rate() {

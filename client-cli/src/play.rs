@@ -7,7 +7,7 @@ use std::time::Duration;
 use canasta_engine::bot::{self, Bot, GreedyBot};
 use canasta_engine::notation::{parse_action, to_notation};
 use canasta_engine::table::Table;
-use canasta_engine::{RuleSpec, Rules};
+use canasta_engine::{Action, RuleSpec, Rules};
 use canasta_proto::convert::rules_to_wire;
 use canasta_proto::v1;
 use tokio::sync::{mpsc, oneshot};
@@ -218,6 +218,16 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
     let mut last = 0u64;
     let mut deals = 0u32;
     let mut names = me.names.clone();
+    let teller = render::Me {
+        seat: me.seat,
+        side: Table::new(&me.rules)
+            .side_of(canasta_engine::Seat(me.seat as u8))
+            .0 as u32,
+    };
+    // The whole table is shown when the player is first asked to act (his turn, or his
+    // partner's question), and on request; the other prompts of a turn show his hand only, so
+    // that the other players' moves, told line by line, stay on the screen.
+    let mut table_due = true;
     loop {
         let mut stream = client
             .watch_game(authed(
@@ -251,8 +261,17 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
                         }
                         names[j.seat as usize] = j.display_name.clone();
                     }
-                    if let Some(line) = render::event(&style, &e, &names) {
+                    if let Some(line) = render::event_for(&style, &e, &names, Some(teller)) {
                         println!("{line}");
+                    }
+                    match &e.kind {
+                        Some(v1::game_event::Kind::TurnStarted(t)) if t.seat == me.seat => {
+                            table_due = true;
+                        }
+                        Some(v1::game_event::Kind::AskedPartner(a)) if a.partner == me.seat => {
+                            table_due = true;
+                        }
+                        _ => {}
                     }
                     match e.kind {
                         Some(v1::game_event::Kind::MatchEnded(_)) => return Ok(()),
@@ -268,7 +287,8 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
                 }
                 Some(Kind::Prompt(p)) if p.seq == last && p.seat == me.seat => {
                     me.names = names.clone();
-                    if !turn(&mut client, &mut me, &style, &mut input).await? {
+                    let show_table = std::mem::take(&mut table_due);
+                    if !turn(&mut client, &mut me, &style, show_table, &mut input).await? {
                         println!("goodbye");
                         return Ok(());
                     }
@@ -282,20 +302,34 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
     }
 }
 
-/// Asks the person for commands until one action is accepted. False if he quits.
+/// Asks the person for commands until one action is accepted: shows the whole table first if
+/// `show_table`, else his hand. False if he quits.
 async fn turn(
     client: &mut Client,
     me: &mut SeatClient,
     style: &Style,
+    show_table: bool,
     input: &mut mpsc::UnboundedReceiver<String>,
 ) -> Result<bool, String> {
     let (view, seq, _) = me.view(client).await.map_err(|e| e.to_string())?;
     let Some(legal) = view.legal() else {
         return Ok(true);
     };
-    print!("{}", render::table(style, &view, &me.names));
+    if show_table {
+        print!("{}", render::table(style, &view, &me.names));
+    } else if let Some(hand) = render::hand_line(style, &view) {
+        println!("{hand}");
+    }
+    let told_yes;
     let what = match legal.phase() {
         canasta_engine::Phase::Draw => "draw or take the pile",
+        canasta_engine::Phase::Play if view.turn.ask == canasta_engine::Ask::Yes => {
+            told_yes = format!(
+                "your partner said yes: go out, or your side loses {} points",
+                view.rules.ask_partner_penalty
+            );
+            &told_yes
+        }
         canasta_engine::Phase::Play => "meld, discard or go out",
         canasta_engine::Phase::Answer => "your partner asks to go out: yes or no",
         canasta_engine::Phase::Over => "the match is over",
@@ -357,11 +391,34 @@ async fn turn(
             println!("{e}");
             continue;
         }
+        // Asking is legal whenever the turn has not melded yet, going out or not: told yes,
+        // a player who cannot go out costs his side the penalty.
+        if action == Action::AskPartner && !legal.can_go_out() {
+            println!("{}", ask_warning(view.rules.ask_partner_penalty));
+            print!("ask anyway? (yes/no) ");
+            let _ = std::io::stdout().flush();
+            match input.recv().await.as_deref().map(str::trim) {
+                Some("yes" | "y") => {}
+                Some(_) => {
+                    println!("not asked");
+                    continue;
+                }
+                None => return Ok(false),
+            }
+        }
         match me.submit(client, seq, &action).await {
             Ok(_) => return Ok(true),
             Err(s) => println!("{}", status_text(&s)),
         }
     }
+}
+
+/// What asking the partner risks when the player cannot go out.
+fn ask_warning(penalty: i32) -> String {
+    format!(
+        "you cannot go out now: if your partner answers yes, you must go out, and your side \
+         loses {penalty} points when you do not (type `help` to see what is legal)"
+    )
 }
 
 fn yes(b: bool) -> &'static str {

@@ -110,6 +110,57 @@ fn name(names: &[String], seat: u32) -> String {
     }
 }
 
+/// The person at the terminal, when the events are told to a player: his own seat's doings
+/// are told as "you draw", his side's as "your side".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Me {
+    /// The player's seat.
+    pub seat: u32,
+    /// The seat's side.
+    pub side: u32,
+}
+
+/// Whom events are told to: a player (`Some`), or a spectator.
+#[derive(Clone, Copy, Debug)]
+struct Teller<'a> {
+    names: &'a [String],
+    me: Option<Me>,
+}
+
+impl Teller<'_> {
+    fn is_me(&self, seat: u32) -> bool {
+        self.me.is_some_and(|m| m.seat == seat)
+    }
+
+    /// A seat as the subject of a verb, with the verb agreeing: "you draw", "ann (seat 1)
+    /// draws". `you` is the verb after "you", `other` after a name.
+    fn does(&self, seat: u32, you: &str, other: &str) -> String {
+        if self.is_me(seat) {
+            format!("you {you}")
+        } else {
+            format!("{} {other}", name(self.names, seat))
+        }
+    }
+
+    /// A seat as an object: "you", or its name.
+    fn whom(&self, seat: u32) -> String {
+        if self.is_me(seat) {
+            "you".into()
+        } else {
+            name(self.names, seat)
+        }
+    }
+
+    /// A side: "your side (side 0)", or "side 1".
+    fn side(&self, side: u32) -> String {
+        if self.me.is_some_and(|m| m.side == side) {
+            format!("your side (side {side})")
+        } else {
+            format!("side {side}")
+        }
+    }
+}
+
 fn wire_cards(style: &Style, cards: &[v1::Card]) -> String {
     style.cards(cards.iter().filter_map(|c| card_from_wire(c, "card").ok()))
 }
@@ -129,25 +180,37 @@ fn placed(style: &Style, placed: &[v1::Placed]) -> String {
         .join(", ")
 }
 
-/// One line telling an event, or `None` for events not worth a line.
+/// One line telling an event to a spectator, or `None` for events not worth a line.
 pub fn event(style: &Style, e: &v1::GameEvent, names: &[String]) -> Option<String> {
+    event_for(style, e, names, None)
+}
+
+/// One line telling an event to the player `me` (his seat's doings as "you …"), or to a
+/// spectator (`None`); `None` for events not worth a line.
+pub fn event_for(
+    style: &Style,
+    e: &v1::GameEvent,
+    names: &[String],
+    me: Option<Me>,
+) -> Option<String> {
+    let t = Teller { names, me };
     let line = match e.kind.as_ref()? {
-        Kind::SeatJoined(j) => format!("{} joined", name(names, j.seat)),
-        Kind::SeatLeft(l) => format!("{} left", name(names, l.seat)),
+        Kind::SeatJoined(j) => t.does(j.seat, "joined", "joined"),
+        Kind::SeatLeft(l) => t.does(l.seat, "left", "left"),
         Kind::GameStarted(_) => style.bold("the match begins"),
         Kind::DealStarted(d) => {
             let mut line = style.bold(&format!(
-                "deal {} — {} deals; the pile starts with {}",
+                "deal {} — {}; the pile starts with {}",
                 d.deal + 1,
-                name(names, d.dealer),
+                t.does(d.dealer, "deal", "deals"),
                 wire_cards(style, &d.pile)
             ));
             if let Some(cutter) = d.cutter
                 && !d.cut_cards.is_empty()
             {
                 line += &format!(
-                    "; {} keeps {} from the cut",
-                    name(names, cutter),
+                    "; {} {} from the cut",
+                    t.does(cutter, "keep", "keeps"),
                     wire_cards(style, &d.cut_cards)
                 );
             }
@@ -155,33 +218,34 @@ pub fn event(style: &Style, e: &v1::GameEvent, names: &[String]) -> Option<Strin
         }
         Kind::TurnStarted(_) => return None,
         Kind::RedThreeLaid(r) => format!(
-            "{} lays the red three {}",
-            name(names, r.seat),
+            "{} {}",
+            t.does(r.seat, "lay the red three", "lays the red three"),
             r.card.map(|c| wire_cards(style, &[c])).unwrap_or_default()
         ),
         Kind::Drew(d) => {
-            if d.cards.is_empty() {
-                format!("{} draws {}", name(names, d.seat), count(d.count))
+            let drawn = if d.cards.is_empty() {
+                count(d.count)
             } else {
-                format!(
-                    "{} draws {}",
-                    name(names, d.seat),
-                    wire_cards(style, &d.cards)
-                )
-            }
+                wire_cards(style, &d.cards)
+            };
+            format!("{} {drawn}", t.does(d.seat, "draw", "draws"))
         }
         Kind::PileTaken(p) => format!(
-            "{} takes the pile of {} with the {}: {}",
-            name(names, p.seat),
+            "{} the pile of {} with the {}: {}",
+            t.does(p.seat, "take", "takes"),
             count(p.picked_up.len() as u32 + 1),
             p.top.map(|c| wire_cards(style, &[c])).unwrap_or_default(),
             placed(style, &p.placed)
         ),
-        Kind::Melded(m) => format!("{} melds {}", name(names, m.seat), placed(style, &m.placed)),
+        Kind::Melded(m) => format!(
+            "{} {}",
+            t.does(m.seat, "meld", "melds"),
+            placed(style, &m.placed)
+        ),
         Kind::Discarded(d) => {
             let mut line = format!(
-                "{} discards {}",
-                name(names, d.seat),
+                "{} {}",
+                t.does(d.seat, "discard", "discards"),
                 d.card.map(|c| wire_cards(style, &[c])).unwrap_or_default()
             );
             if d.blocks {
@@ -192,18 +256,30 @@ pub fn event(style: &Style, e: &v1::GameEvent, names: &[String]) -> Option<Strin
             line
         }
         Kind::AskedPartner(a) => format!(
-            "{} asks {}: may I go out?",
-            name(names, a.seat),
-            name(names, a.partner)
+            "{} {}: may I go out?",
+            t.does(a.seat, "ask", "asks"),
+            t.whom(a.partner)
         ),
         Kind::PartnerAnswered(a) => format!(
-            "{} answers {}",
-            name(names, a.seat),
+            "{} {}",
+            t.does(a.seat, "answer", "answers"),
             if a.yes { "yes" } else { "no" }
         ),
-        Kind::Penalty(p) => format!("side {} loses {} ({})", p.side, p.points, p.reason),
+        Kind::Penalty(p) => {
+            let why = match p.reason.as_str() {
+                "DID_NOT_GO_OUT_AFTER_YES" => {
+                    "its player, told yes by his partner, did not go out".to_string()
+                }
+                other => other.to_string(),
+            };
+            style.bold(&format!(
+                "{} loses {} points: {why} (taken from the deal's score)",
+                t.side(p.side),
+                p.points
+            ))
+        }
         Kind::WentOut(w) => {
-            let mut line = format!("{} goes out", name(names, w.seat));
+            let mut line = t.does(w.seat, "go out", "goes out");
             if w.concealed {
                 line += " concealed";
             }
@@ -215,16 +291,17 @@ pub fn event(style: &Style, e: &v1::GameEvent, names: &[String]) -> Option<Strin
             }
             style.bold(&line)
         }
-        Kind::PileDeclined(p) => {
-            format!("{} declines the pile: the deal ends", name(names, p.seat))
-        }
+        Kind::PileDeclined(p) => format!(
+            "{} the pile: the deal ends",
+            t.does(p.seat, "decline", "declines")
+        ),
         Kind::DealEnded(d) => {
             let score = d.score.clone().unwrap_or_default();
             let mut line = style.bold(&format!("deal {} ends", score.deal + 1));
             for s in &score.sides {
                 line += &format!(
-                    "\n  side {}: {:+} (melds {}, canastas {}, red threes {}, going out {}, hands {}, penalties {}) — total {}",
-                    s.side,
+                    "\n  {}: {:+} (melds {}, canastas {}, red threes {}, going out {}, hands {}, penalties {}) — total {}",
+                    t.side(s.side),
                     s.total,
                     s.melded_cards,
                     s.canasta_bonus,
@@ -240,7 +317,7 @@ pub fn event(style: &Style, e: &v1::GameEvent, names: &[String]) -> Option<Strin
         Kind::MatchEnded(m) => {
             let r = m.result.clone().unwrap_or_default();
             let who = match r.winner_side {
-                Some(s) => format!("side {s} wins"),
+                Some(s) => format!("{} wins", t.side(s)),
                 None if r.end == v1::MatchEndKind::Abandoned as i32 => {
                     "abandoned, no seat played: no side wins".to_string()
                 }
@@ -256,7 +333,13 @@ pub fn event(style: &Style, e: &v1::GameEvent, names: &[String]) -> Option<Strin
                     .join(", ")
             ))
         }
-        Kind::TimedOut(t) => format!("{}'s time ran out", name(names, t.seat)),
+        Kind::TimedOut(o) => {
+            if t.is_me(o.seat) {
+                "your time ran out".to_string()
+            } else {
+                format!("{}'s time ran out", name(names, o.seat))
+            }
+        }
     };
     Some(format!("{} {line}", style.dim(&format!("#{:<4}", e.seq))))
 }
@@ -303,17 +386,16 @@ pub fn table(style: &Style, view: &View, names: &[String]) -> String {
             .iter()
             .map(|m| name(names, m.0 as u32))
             .collect();
-        out += &format!(
-            "side {} ({}): score {}{}\n",
-            side.side.0,
-            members.join(", "),
-            side.score,
-            if side.melded {
-                String::new()
-            } else {
-                format!(", needs {} to meld", side.minimum)
-            }
-        );
+        // The score is the side's before this deal: a penalty of this deal shows beside it
+        // until the deal is scored, or the table would say nothing of it.
+        let mut score = format!("score {}", side.score);
+        if side.penalties != 0 {
+            score += &format!(", {} in penalties this deal", -side.penalties);
+        }
+        if !side.melded {
+            score += &format!(", needs {} to meld", side.minimum);
+        }
+        out += &format!("side {} ({}): {score}\n", side.side.0, members.join(", "));
         for (i, m) in side.melds.iter().enumerate() {
             out += &format!("   {i}: {}\n", meld_text(style, m));
         }
@@ -340,12 +422,20 @@ pub fn table(style: &Style, view: &View, names: &[String]) -> String {
         pile += ", blocked";
     }
     out += &format!("{pile}; stock: {}\n", count(view.stock_len));
-    if let Viewer::Seat(me) = view.viewer
-        && let Some(hand) = view.seats.get(me.index()).and_then(|s| s.hand.as_ref())
-    {
-        out += &format!("your hand: {}\n", style.hand(hand));
+    if let Some(hand) = hand_line(style, view) {
+        out += &hand;
+        out += "\n";
     }
     out
+}
+
+/// The viewer's hand, `your hand: …`, if the viewer is a seat.
+pub fn hand_line(style: &Style, view: &View) -> Option<String> {
+    let Viewer::Seat(me) = view.viewer else {
+        return None;
+    };
+    let hand = view.seats.get(me.index())?.hand.as_ref()?;
+    Some(format!("your hand: {}", style.hand(hand)))
 }
 
 #[cfg(test)]
@@ -357,6 +447,159 @@ mod tests {
     fn plain_hands_are_sorted_and_grouped() {
         let hand = CardCounts::from_cards(parse_cards("Jk KS 4D KH 2C 3S 4C").unwrap());
         assert_eq!(Style::plain().hand(&hand), "4C 4D  KH KS  3S  2C  Jk");
+    }
+
+    fn card(text: &str) -> Option<v1::Card> {
+        Some(canasta_proto::convert::card_to_wire(text.parse().unwrap()))
+    }
+
+    /// An event of each kind a seat does, by `seat` (its partner seat 2, its side 0).
+    fn doings(seat: u32) -> Vec<Kind> {
+        let placed = vec![v1::Placed {
+            meld_index: 0,
+            cards: vec![card("KS").unwrap(); 3],
+            new_meld: true,
+        }];
+        vec![
+            Kind::DealStarted(Box::new(v1::DealStarted {
+                dealer: seat,
+                pile: vec![card("9C").unwrap()],
+                cutter: Some(seat),
+                cut_cards: vec![card("2C").unwrap()],
+                ..Default::default()
+            })),
+            Kind::RedThreeLaid(v1::RedThreeLaid {
+                seat,
+                card: card("3H"),
+                ..Default::default()
+            }),
+            Kind::Drew(v1::Drew {
+                seat,
+                count: 1,
+                cards: vec![card("QH").unwrap()],
+            }),
+            Kind::PileTaken(v1::PileTaken {
+                seat,
+                top: card("KS"),
+                placed: placed.clone(),
+                picked_up: vec![card("4D").unwrap()],
+            }),
+            Kind::Melded(v1::Melded { seat, placed }),
+            Kind::Discarded(v1::Discarded {
+                seat,
+                card: card("9D"),
+                ..Default::default()
+            }),
+            Kind::AskedPartner(v1::AskedPartner {
+                seat,
+                partner: (seat + 2) % 4,
+            }),
+            Kind::PartnerAnswered(v1::PartnerAnswered {
+                seat,
+                asker: (seat + 2) % 4,
+                yes: true,
+            }),
+            Kind::WentOut(v1::WentOut {
+                seat,
+                ..Default::default()
+            }),
+            Kind::PileDeclined(v1::PileDeclined { seat }),
+            Kind::TimedOut(v1::TimedOut {
+                seat,
+                ..Default::default()
+            }),
+        ]
+    }
+
+    fn told(kind: Kind, me: Option<Me>) -> String {
+        let names = ["you", "ann", "bob", "cy"].map(String::from);
+        let e = v1::GameEvent {
+            seq: 7,
+            kind: Some(kind),
+        };
+        event_for(&Style::plain(), &e, &names, me).unwrap()
+    }
+
+    // Regression: the player's own moves read "you (seat 0) draws Q♥", "… lays the red three".
+    #[test]
+    fn the_players_own_moves_are_told_in_the_second_person() {
+        let me = Some(Me { seat: 0, side: 0 });
+        let lines: Vec<String> = doings(0).into_iter().map(|k| told(k, me)).collect();
+        let expected = [
+            "deal 1 — you deal; the pile starts with 9C; you keep 2C from the cut",
+            "you lay the red three 3H",
+            "you draw QH",
+            "you take the pile of 2 cards with the KS: new meld 0 [KS KS KS]",
+            "you meld new meld 0 [KS KS KS]",
+            "you discard 9D",
+            "you ask bob (seat 2): may I go out?",
+            "you answer yes",
+            "you go out",
+            "you decline the pile: the deal ends",
+            "your time ran out",
+        ];
+        for (line, want) in lines.iter().zip(expected) {
+            assert_eq!(line, &format!("#7    {want}"));
+        }
+        // Another seat's moves, told to the player or to a spectator, in the third person.
+        for viewer in [me, None] {
+            let lines: Vec<String> = doings(1).into_iter().map(|k| told(k, viewer)).collect();
+            for (line, verb) in lines.iter().zip([
+                "deals", "lays", "draws", "takes", "melds", "discards", "asks", "answers",
+                "goes out", "declines",
+            ]) {
+                assert!(line.contains(&format!("ann (seat 1) {verb}")), "{line}");
+            }
+            assert!(lines.iter().all(|l| !l.contains("you")), "{lines:?}");
+            assert!(lines[10].ends_with("ann (seat 1)'s time ran out"));
+        }
+        // Asked by the partner, and a spectator's view of the player's seat.
+        let asked = told(doings(2).swap_remove(6), me);
+        assert_eq!(asked, "#7    bob (seat 2) asks you: may I go out?");
+        let drew = told(doings(0).swap_remove(2), None);
+        assert_eq!(drew, "#7    you (seat 0) draws QH");
+    }
+
+    #[test]
+    fn a_penalty_says_whose_side_and_why() {
+        let penalty = Kind::Penalty(v1::Penalty {
+            side: 0,
+            points: 100,
+            reason: "DID_NOT_GO_OUT_AFTER_YES".into(),
+        });
+        let line = told(penalty.clone(), Some(Me { seat: 2, side: 0 }));
+        assert!(
+            line.contains("your side (side 0) loses 100 points: its player, told yes"),
+            "{line}"
+        );
+        let line = told(penalty, Some(Me { seat: 1, side: 1 }));
+        assert!(line.contains("#7    side 0 loses 100 points"), "{line}");
+    }
+
+    // Regression: after a penalty of 100 the table still said "score 0", with no word of it.
+    #[test]
+    fn the_table_shows_this_deals_penalties_beside_the_score() {
+        use canasta_engine::{Game, Preset, RuleSpec, Seat, Setup};
+        let game = Game::new(&Setup::seeded(RuleSpec::new(Preset::Official, 4), 1)).unwrap();
+        let mut view = game.view(Viewer::Seat(Seat(0)));
+        let names = ["you", "ann", "bob", "cy"].map(String::from);
+        let shown = table(&Style::plain(), &view, &names);
+        assert!(
+            shown.contains("side 0 (you (seat 0), bob (seat 2)): score 0, needs 50 to meld\n"),
+            "{shown}"
+        );
+        view.sides[0].penalties = 100;
+        let shown = table(&Style::plain(), &view, &names);
+        assert!(
+            shown.contains(
+                "side 0 (you (seat 0), bob (seat 2)): score 0, -100 in penalties this deal, \
+                 needs 50 to meld\n"
+            ),
+            "{shown}"
+        );
+        let hand = hand_line(&Style::plain(), &view).unwrap();
+        assert!(hand.starts_with("your hand: "), "{hand}");
+        assert!(shown.ends_with(&format!("{hand}\n")), "{shown}");
     }
 
     #[test]

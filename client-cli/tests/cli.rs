@@ -1248,15 +1248,116 @@ fn play_through_standard_input_for_a_whole_deal() {
     // A command that is no action, then a card not held: the engine's message.
     assert!(has("(type help)"), "{text}");
     assert!(has("you do not hold"), "{text}");
-    // Every seat's actions, as they happen.
-    assert!(has("you (seat 0) draws"), "{text}");
-    assert!(has("you (seat 0) discards"), "{text}");
+    // Every seat's actions, as they happen; the player's own in the second person.
+    assert!(has(" you draw "), "{text}");
+    assert!(has(" you discard "), "{text}");
+    assert!(!has("you (seat 0) d"), "{text}");
+    // The whole table when a turn begins (or the partner asks), only the hand at the other
+    // prompts of the turn: the other players' moves stay on the screen.
+    let tables = seen.iter().filter(|l| l.starts_with("— deal ")).count();
+    let turns = seen
+        .iter()
+        .filter(|l| l.starts_with("your turn: draw") || l.starts_with("your turn: your partner"))
+        .count();
+    assert_eq!(tables, turns, "{text}");
+    for (i, line) in seen.iter().enumerate() {
+        if line.starts_with("your turn: meld") {
+            assert!(seen[i - 1].starts_with("your hand: "), "{text}");
+            assert!(!seen[i - 2].starts_with("pile: "), "a table at {i}: {text}");
+        }
+    }
     for seat in 1..4 {
         assert!(has(&format!("greedy bot (seat {seat}) draws")), "{text}");
         assert!(has(&format!("greedy bot (seat {seat}) discards")), "{text}");
     }
     assert!(has("deal 1 ends"), "{text}");
     assert!(has("stopping after 1 deal(s)"), "{text}");
+}
+
+// Regression: `ask` was sent without a word when the player could not go out: told yes, his
+// side lost 100 points, and the table still said "score 0".
+#[test]
+fn play_warns_before_an_ask_that_risks_the_penalty_and_shows_the_penalty() {
+    // Seed 2: the random partner answers yes to the first question.
+    let mut child = Command::new(BIN)
+        .args([
+            "play", "--local", "--seed", "2", "--bot", "random", "--color", "never",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in out.lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut hand: Vec<String> = Vec::new();
+    let mut seen = Vec::new();
+    let mut asked = false;
+    while let Ok(line) = rx.recv_timeout(Duration::from_secs(60)) {
+        seen.push(line.clone());
+        if let Some(h) = line.strip_prefix("your hand: ") {
+            hand = h.split_whitespace().map(str::to_string).collect();
+        }
+        let replies: Vec<String> = if line.starts_with("your turn: draw") {
+            vec!["draw".into()]
+        } else if line.starts_with("your turn: meld") && !asked {
+            asked = true;
+            // Warned, the player first declines, then asks anyway.
+            ["ask", "no", "ask", "yes"].map(String::from).to_vec()
+        } else if line.starts_with("your turn: meld")
+            || line.starts_with("your turn: your partner said yes")
+        {
+            vec![format!("discard {}", hand.last().unwrap())]
+        } else if line.starts_with("your turn: your partner asks") {
+            vec!["no".into()]
+        } else if line.contains("in penalties this deal") {
+            vec!["quit".into()]
+        } else {
+            vec![]
+        };
+        for r in replies {
+            writeln!(stdin, "{r}").unwrap();
+        }
+    }
+    let status = child.wait().unwrap();
+    let text = seen.join("\n");
+    assert!(status.success(), "{text}");
+    let count = |needle: &str| seen.iter().filter(|l| l.contains(needle)).count();
+    let warning = "you cannot go out now: if your partner answers yes, you must go out, and \
+                   your side loses 100 points when you do not";
+    assert_eq!(count(warning), 2, "{text}");
+    assert_eq!(count("ask anyway? (yes/no) not asked"), 1, "{text}");
+    assert_eq!(
+        count("you ask random bot (seat 2): may I go out?"),
+        1,
+        "{text}"
+    );
+    assert_eq!(count("random bot (seat 2) answers yes"), 1, "{text}");
+    assert_eq!(
+        count("your turn: your partner said yes: go out, or your side loses 100 points"),
+        1,
+        "{text}"
+    );
+    assert_eq!(
+        count(
+            "your side (side 0) loses 100 points: its player, told yes by his partner, did not go out"
+        ),
+        1,
+        "{text}"
+    );
+    assert_eq!(
+        count("side 0 (you (seat 0), random bot (seat 2)): score 0, -100 in penalties this deal"),
+        1,
+        "{text}"
+    );
+    assert!(text.ends_with("goodbye"), "{text}");
 }
 
 // Regression: the totals were read from the server after the last shown deal, while the bots
