@@ -132,6 +132,10 @@ pub struct BotArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Print nothing but errors: no line on standard error saying which seat the bot plays,
+    /// no result (unless --json asks for it), for scripts that start many bots.
+    #[arg(long, short)]
+    pub quiet: bool,
     /// How long to keep trying to reach the server again after the connection drops (the bot
     /// then resumes from the last event it saw), in seconds.
     #[arg(long, default_value_t = 60, value_parser = positive::<u64>)]

@@ -110,7 +110,7 @@ async fn bot_command(args: BotArgs) -> Result<(), String> {
     .map_err(|e| e.to_string())?;
     seat.reconnect = std::time::Duration::from_secs(args.reconnect_secs);
     seat.unary = args.unary;
-    if !args.json {
+    if !args.json && !args.quiet {
         eprintln!(
             "{} plays seat {} of game {} {}",
             args.bot,
@@ -134,7 +134,7 @@ async fn bot_command(args: BotArgs) -> Result<(), String> {
             "totals": result.totals,
         });
         println!("{json}");
-    } else {
+    } else if !args.quiet {
         let who = match result.winner_side {
             Some(s) => format!("side {s} wins"),
             None if result.end == canasta_proto::v1::MatchEndKind::Abandoned as i32 => {

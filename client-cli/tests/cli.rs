@@ -862,6 +862,32 @@ fn a_bot_says_how_it_plays() {
     }
 }
 
+// Regression: a script starting many bots printed a line per bot on standard error, which
+// discarding standard output does not silence, and errors must not be silenced with it.
+#[test]
+fn a_quiet_bot_prints_nothing_but_errors() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let game = create_game(&rt, &addr, 2, &[("target_score", "1500")], 4);
+    let bots: Vec<Child> = ["greedy", "random"]
+        .into_iter()
+        .map(|bot| {
+            spawn(&[
+                "bot", "--server", &addr, "--game", &game, "--bot", bot, "--quiet",
+            ])
+        })
+        .collect();
+    for bot in bots {
+        let o = finish_within(bot, Duration::from_secs(300), "canasta bot --quiet");
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!((stdout(&o), stderr(&o)), (String::new(), String::new()));
+    }
+    assert!(match_result(&rt, &addr, &game).finished);
+    let o = canasta(&["bot", "--server", &addr, "--game", "nosuch", "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("nosuch"), "{}", stderr(&o));
+}
+
 /// The `canasta-server` binary of this build, built if missing (it belongs to another
 /// package, so cargo does not build it for these tests).
 fn server_binary() -> PathBuf {
@@ -872,8 +898,24 @@ fn server_binary() -> PathBuf {
         Some("debug") | None => "dev",
         Some(other) => other,
     };
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let o = Command::new(cargo)
+    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    // Without the variables cargo sets for this test: ring's build script reads
+    // CARGO_MANIFEST_DIR, and inherited it would rebuild ring and all that depends on it.
+    for (name, _) in std::env::vars_os() {
+        if let Some(name) = name.to_str()
+            && (name.starts_with("CARGO_PKG_")
+                || name.starts_with("CARGO_MANIFEST_")
+                || [
+                    "CARGO_CRATE_NAME",
+                    "CARGO_PRIMARY_PACKAGE",
+                    "CARGO_TARGET_TMPDIR",
+                ]
+                .contains(&name))
+        {
+            cargo.env_remove(name);
+        }
+    }
+    let o = cargo
         .args([
             "build",
             "--quiet",

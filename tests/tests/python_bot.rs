@@ -976,6 +976,150 @@ fn the_bot_authors_guide_matches_the_bot_and_the_protocol() {
     assert!(reasons > 20, "the table of reasons was read ({reasons})");
 }
 
+/// The `canasta` binary of this build, built if missing (it belongs to another package, so
+/// cargo does not build it for these tests).
+fn canasta_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test's path");
+    // target/<profile>/deps/<test>
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>");
+    let target_dir = profile_dir.parent().expect("target");
+    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") | None => "dev",
+        Some(other) => other,
+    };
+    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    // Without the variables cargo sets for this test: ring's build script reads
+    // CARGO_MANIFEST_DIR, and inherited it would rebuild ring and all that depends on it.
+    for (name, _) in std::env::vars_os() {
+        if let Some(name) = name.to_str()
+            && (name.starts_with("CARGO_PKG_")
+                || name.starts_with("CARGO_MANIFEST_")
+                || [
+                    "CARGO_CRATE_NAME",
+                    "CARGO_PRIMARY_PACKAGE",
+                    "CARGO_TARGET_TMPDIR",
+                ]
+                .contains(&name))
+        {
+            cargo.env_remove(name);
+        }
+    }
+    run(
+        "building canasta",
+        cargo
+            .args(["build", "--quiet", "-p", "canasta-cli", "--bin", "canasta"])
+            .arg("--profile")
+            .arg(profile)
+            .arg("--target-dir")
+            .arg(target_dir),
+    );
+    profile_dir.join(format!("canasta{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// The guide's local tournament, run as written (two matches instead of twenty) with `sh`, in a
+/// folder laid out as the guide makes it (`bot.py`, `gen/`, `.venv/`), the built `canasta` on
+/// the PATH and `CANASTA_SERVER` naming a server on a free port: it prints its count of wins and
+/// nothing else. Regression: each built-in bot said which seat it played on standard error (60
+/// lines that discarding standard output did not silence), and the wait for the bot's `game`
+/// line could read its file before the shell made it (`grep: match-1.txt: No such file or
+/// directory`), or the line an earlier run left there.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_guides_tournament_runs_as_written() {
+    let guide = fs::read_to_string(root().join("docs").join("bots.md")).expect("docs/bots.md");
+    let section = &guide[guide
+        .find("## A local tournament")
+        .expect("the tournament section")..];
+    let script = code_blocks(section)
+        .into_iter()
+        .find(|b| b.lang == "sh" && b.text.contains("bot.py --create"))
+        .expect("the tournament loop")
+        .text;
+    assert!(script.starts_with("n=20 "), "{script}");
+    let script = script.replacen("n=20 ", "n=2 ", 1);
+    let env = python_env();
+    let canasta = canasta_binary();
+    let dir = env
+        .work
+        .join("runs")
+        .join(format!("tournament-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("the bot's folder");
+    fs::copy(bot_dir().join("bot.py"), dir.join("bot.py")).expect("bot.py is copied");
+    let venv = env
+        .python
+        .parent()
+        .and_then(Path::parent)
+        .expect("the venv");
+    std::os::unix::fs::symlink(venv, dir.join(".venv")).expect("the venv is linked");
+    std::os::unix::fs::symlink(&env.stubs, dir.join("gen")).expect("the stubs are linked");
+    // A line of an earlier run, which the loop must not read as this run's game.
+    fs::write(dir.join("match-1.txt"), "game nosuch seat 0\n").expect("an old file");
+    let server = TestServer::start().await;
+    let path = std::env::join_paths(
+        std::iter::once(canasta.parent().expect("the binary's folder").to_path_buf()).chain(
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+        ),
+    )
+    .expect("a PATH");
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(&dir)
+        .env("PATH", path)
+        .env("CANASTA_SERVER", server.addr.to_string())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env_remove("CANASTA_TOKEN")
+        .env_remove("PYTHONPATH")
+        .stdin(Stdio::null())
+        .stdout(fs::File::create(dir.join("stdout.txt")).expect("stdout file"))
+        .stderr(fs::File::create(dir.join("stderr.txt")).expect("stderr file"))
+        .spawn()
+        .expect("sh runs");
+    let deadline = Instant::now() + MATCH_TIME_LIMIT * 2;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the script's status") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!(
+                "the tournament did not finish within {:?}",
+                MATCH_TIME_LIMIT * 2
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let out = fs::read_to_string(dir.join("stdout.txt")).unwrap_or_default();
+    let err = fs::read_to_string(dir.join("stderr.txt")).unwrap_or_default();
+    assert!(status.success(), "{status}\n{out}{err}");
+    assert_eq!(err, "", "the script's standard error");
+    let wins: u32 = out
+        .strip_prefix("your bot won ")
+        .and_then(|rest| rest.strip_suffix(" of 2 matches\n"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("not the count of wins: {out:?}"));
+    assert!(wins <= 2);
+    for i in 1..=2 {
+        let text = fs::read_to_string(dir.join(format!("match-{i}.txt"))).expect("a match file");
+        assert!(
+            text.starts_with("game ") && !text.contains("nosuch"),
+            "{text}"
+        );
+        let result = text
+            .lines()
+            .find_map(|l| l.strip_prefix("result "))
+            .unwrap_or_else(|| panic!("match {i} has no result: {text}"));
+        let result: serde_json::Value = serde_json::from_str(result).expect("JSON");
+        assert!(result["won"].is_boolean(), "{result}");
+    }
+    server.stop().await;
+    let _ = fs::remove_dir_all(&dir);
+}
+
 /// Parses `[[message name, JSON], ...]` from standard input as canasta.v1 messages (unknown
 /// fields refused); prints each message's name and, for an Action, its kind.
 const PARSE_MESSAGES: &str = r#"
