@@ -492,6 +492,75 @@ fn replay_json_has_structure_not_debug_text() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The shape of a JSON value: the keys of its objects, the shape of an array's first element,
+/// the type of anything else.
+fn shape(v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
+        Value::Array(a) => Value::Array(a.first().map(shape).into_iter().collect()),
+        Value::Null => "null".into(),
+        Value::Bool(_) => "bool".into(),
+        Value::Number(_) => "number".into(),
+        Value::String(_) => "string".into(),
+    }
+}
+
+/// The JSON example of docs/cli.md after the comment `<!-- name -->`.
+fn documented(name: &str) -> serde_json::Value {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/cli.md"))
+        .expect("docs/cli.md");
+    let marker = format!("<!-- {name} -->\n```json\n");
+    let start = doc
+        .find(&marker)
+        .unwrap_or_else(|| panic!("docs/cli.md has no {marker:?}"))
+        + marker.len();
+    let end = start + doc[start..].find("```").expect("the example ends");
+    serde_json::from_str(&doc[start..end]).unwrap_or_else(|e| panic!("the {name} example: {e}"))
+}
+
+/// docs/cli.md shows each JSON output of the client as it is: each example has the shape of
+/// what the command writes (the same fields, nested alike, of the same types).
+#[test]
+fn the_documented_json_outputs_have_the_shape_of_the_real_ones() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let rules = ["--players", "2", "--option", "target_score=500"];
+    let lines = match_lines(
+        &[
+            &["match", "--server", &addr, "--matches", "1", "--seed", "3"][..],
+            &rules,
+            &["--jsonl", "-", "--json", "--quiet"],
+        ]
+        .concat(),
+    );
+    // The summary has no index: it sorts first.
+    let (summary, line) = (&lines[0], &lines[1]);
+    let dir = temp("documented-json");
+    let file = dir.join("game.json");
+    let file = file.to_str().unwrap();
+    let game = line["game_id"].as_str().unwrap();
+    let o = canasta(&["export", game, "--server", &addr, "--out", file]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let o = canasta(&["replay", file, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let replay: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let game = create_game(&rt, &addr, 2, &[("target_score", "500")], 3);
+    let bot = run_bots(&addr, &game, &[&["--bot", "greedy"], &["--bot", "random"]]).remove(0);
+    for (name, real) in [
+        ("match line", line),
+        ("match summary", summary),
+        ("replay", &replay),
+        ("bot", &bot),
+        ("record", &record),
+    ] {
+        assert_eq!(shape(&documented(name)), shape(real), "{name}: {real}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 // Regression: a bot refused for the request rate stopped, and the seats waiting for it hung
 // forever: random bots act faster than the default 200 requests per second per seat token.
 #[test]

@@ -1,0 +1,60 @@
+//! The binaries' packages resolve their dependencies' features as the whole workspace does, so
+//! that the README's `cargo build --release` followed by `cargo run --release -p
+//! canasta-server` (or `-p canasta-cli`) builds nothing again. Cargo builds a dependency once
+//! per set of features: when `-p canasta-server` alone asks tonic for fewer features than the
+//! workspace (the client's `tls-webpki-roots`), tonic and the seven crates above it are
+//! compiled a second time.
+//!
+//! The check reads `cargo tree` (the resolved graph, in a second) rather than building twice
+//! (minutes); it runs offline, from the lock file and the registry a build has fetched.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+/// Each unit the dependency graph holds for these `cargo tree` arguments: a package and the
+/// features it is built with (a package built for build scripts and for the target may appear
+/// twice, with its features for each).
+fn units(args: &[&str]) -> BTreeSet<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tests crate is in the workspace");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(root)
+        .args(["tree", "--offline", "--locked", "-e", "normal,build"])
+        .args(["--prefix", "none", "--format", "{p}|{f}"])
+        .args(args)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo tree {args:?} failed (it needs the registry a build fetched):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.replace(" (*)", "").replace(" (proc-macro)", ""))
+        .filter(|l| !l.trim().is_empty())
+        .collect()
+}
+
+#[test]
+fn the_binaries_packages_resolve_features_as_the_workspace_does() {
+    let workspace = units(&["--workspace"]);
+    assert!(
+        workspace.iter().any(|u| u.starts_with("tonic ")),
+        "the graph was read: {workspace:#?}"
+    );
+    for package in ["canasta-server", "canasta-cli"] {
+        let alone = units(&["-p", package]);
+        let rebuilt: Vec<&String> = alone.difference(&workspace).collect();
+        assert!(
+            rebuilt.is_empty(),
+            "`cargo build -p {package}` builds these crates with other features than `cargo \
+             build` (PACKAGE|FEATURES), so it compiles them again after a build of the \
+             workspace: {rebuilt:#?}\nenable the same features in every package that asks for \
+             the crate (`cargo tree -e features -i CRATE` shows who asks for which)"
+        );
+    }
+}
