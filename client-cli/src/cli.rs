@@ -36,6 +36,8 @@ pub enum Command {
     Match(MatchArgs),
     /// Write a finished game's record from a server as JSON.
     Export(ExportArgs),
+    /// Cancel a game that waits for players, with the creator token CreateGame returned.
+    Cancel(CancelArgs),
     /// Show a game record (from `export`) deal by deal, replayed by the engine.
     Replay(ReplayArgs),
     /// Start a server in this process and watch bots play a game (four, unless --players).
@@ -208,6 +210,19 @@ pub struct ExportArgs {
     /// Write to this file instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+/// `canasta cancel`.
+#[derive(Debug, Args)]
+pub struct CancelArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// The game.
+    pub game: String,
+    /// The game's creator token (`canasta create` prints it; CreateGame's creator_token).
+    #[arg(long, env = "CANASTA_CREATOR_TOKEN")]
+    pub token: String,
 }
 
 /// `canasta replay`.
@@ -418,7 +433,7 @@ pub fn check(cli: &Cli) -> Result<(), (&'static str, String)> {
         Command::Loadtest(a) => {
             rules_of(&a.rules).map_err(|e| ("loadtest", e))?;
         }
-        Command::Bot(_) | Command::Export(_) | Command::Replay(_) => {}
+        Command::Bot(_) | Command::Export(_) | Command::Cancel(_) | Command::Replay(_) => {}
     }
     Ok(())
 }

@@ -19,7 +19,7 @@ use canasta_engine::Rules;
 use canasta_engine::bot;
 use clap::{CommandFactory, Parser};
 
-use crate::cli::{BotArgs, Cli, Command, ExportArgs, MatchArgs, ReplayArgs};
+use crate::cli::{BotArgs, CancelArgs, Cli, Command, ExportArgs, MatchArgs, ReplayArgs};
 use crate::record::Record;
 
 // The load generator and the in-process server allocate small messages on every call from
@@ -56,6 +56,7 @@ fn main() -> ExitCode {
         Command::Bot(a) => runtime.block_on(bot_command(a)),
         Command::Match(a) => match_command(a, &runtime),
         Command::Export(a) => runtime.block_on(export(a)),
+        Command::Cancel(a) => runtime.block_on(cancel(a)),
         Command::Replay(a) => replay(a),
         Command::Demo(a) => runtime.block_on(play::demo(a)),
         Command::Loadtest(a) => runtime.block_on(loadtest::loadtest(a)),
@@ -137,10 +138,7 @@ async fn bot_command(args: BotArgs) -> Result<(), String> {
     } else if !args.quiet {
         let who = match result.winner_side {
             Some(s) => format!("side {s} wins"),
-            None if result.end == canasta_proto::v1::MatchEndKind::Abandoned as i32 => {
-                "abandoned, no seat played: no side wins".to_string()
-            }
-            None => "side ? wins".to_string(),
+            None => render::no_winner(&result).to_string(),
         };
         println!("the match is over: {who}; scores {:?}", result.totals);
     }
@@ -236,6 +234,21 @@ async fn export(args: ExportArgs) -> Result<(), String> {
         Some(p) => std::fs::write(p, json + "\n").map_err(|e| format!("{}: {e}", p.display()))?,
         None => println!("{json}"),
     }
+    Ok(())
+}
+
+async fn cancel(args: CancelArgs) -> Result<(), String> {
+    let mut client = remote::connect(&args.server.server)
+        .await
+        .map_err(|e| e.to_string())?;
+    let request = canasta_proto::v1::CancelGameRequest {
+        game_id: args.game.clone(),
+    };
+    client
+        .cancel_game(remote::authed(request, &args.token))
+        .await
+        .map_err(|s| remote::status_text(&s))?;
+    println!("game {} is cancelled", args.game);
     Ok(())
 }
 

@@ -318,10 +318,7 @@ pub fn event_for(
             let r = m.result.clone().unwrap_or_default();
             let who = match r.winner_side {
                 Some(s) => format!("{} wins", t.side(s)),
-                None if r.end == v1::MatchEndKind::Abandoned as i32 => {
-                    "abandoned, no seat played: no side wins".to_string()
-                }
-                None => "side ? wins".to_string(),
+                None => no_winner(&r).to_string(),
             };
             style.bold(&format!(
                 "the match is over: {who}, {}",
@@ -342,6 +339,18 @@ pub fn event_for(
         }
     };
     Some(format!("{} {line}", style.dim(&format!("#{:<4}", e.seq))))
+}
+
+/// How a match without a winner ended.
+pub fn no_winner(r: &v1::MatchResult) -> &'static str {
+    match v1::MatchEndKind::try_from(r.end) {
+        Ok(v1::MatchEndKind::Abandoned) => "abandoned, nobody played: no side wins",
+        Ok(v1::MatchEndKind::Expired) => "expired before every seat was taken: no side wins",
+        Ok(v1::MatchEndKind::Cancelled) => {
+            "cancelled by its creator before it started: no side wins"
+        }
+        _ => "side ? wins",
+    }
 }
 
 fn count(n: u32) -> String {

@@ -1,10 +1,15 @@
 //! One task per game: the actor owns the game's state, its event log and its seats, and serves
 //! requests from a channel in order, so a game needs no lock and games never block each other.
 //!
-//! Every change is an entry of the game's log (a join, a leave, an action, a time-out). A live
-//! change is checked, stored, and only then applied and acknowledged; on restart the stored
-//! entries are applied again through the same code, which rebuilds the same events with the
-//! same seqs.
+//! Every change is an entry of the game's log (the creation, a join, a leave, an action, a
+//! time-out, the end of a game nobody plays). A live change is checked, stored, and only then
+//! applied and acknowledged; on restart the stored entries are applied again through the same
+//! code, which rebuilds the same events with the same seqs.
+//!
+//! A game nobody plays ends by the server's policy (`docs/protocol.md`, "Games nobody plays"):
+//! the actor keeps when the game last saw a player's activity, and the deadline that follows
+//! from it (see [`Actor::end_deadline`]), and stores the end as an entry of the log when it
+//! comes, so that a restart replays it.
 //!
 //! The actor also keeps every entry in its stored encoding, one buffer for the whole log. A
 //! finished game keeps only that buffer of its log: its events, its record and its applied
@@ -40,7 +45,10 @@ use crate::config::Config;
 use crate::errors::ApiError;
 use crate::metrics::Metrics;
 use crate::registry::{GameSlot, StatusIndex};
-use crate::store::{ActEntry, Entry, EntryKind, JoinEntry, LeaveEntry, Store, TimeoutEntry};
+use crate::store::{
+    ActEntry, CreatedEntry, EndCause, EndEntry, Entry, EntryKind, JoinEntry, LeaveEntry, Store,
+    TimeoutEntry,
+};
 
 /// An event of a game's log, as the referee sees it: redacted for each receiver on the way out.
 #[derive(Clone, Debug)]
@@ -251,6 +259,13 @@ pub enum Command {
         /// The answer.
         reply: Reply<v1::GameRecord>,
     },
+    /// End a waiting game, for its creator.
+    Cancel {
+        /// The creator token the call carries.
+        token: Token,
+        /// The answer: the game's summary after its end.
+        reply: Reply<v1::GameSummary>,
+    },
 }
 
 /// The registry's handle on a game.
@@ -456,8 +471,23 @@ pub struct Actor {
     requests: HashMap<(u32, String), AppliedRequest>,
     request_order: VecDeque<(u32, String)>,
     forfeited: Option<Side>,
-    /// True once the match was abandoned (see [`ABANDON_AFTER`]).
-    abandoned: bool,
+    /// How the match ended when no side won it: abandoned (see [`ABANDON_AFTER`] and
+    /// [`EndCause`]), expired or cancelled.
+    ended: Option<v1::MatchEndKind>,
+    /// True once the game has started (its GameStarted is logged): a game that ends before
+    /// shows nothing of its deal, as while it waited.
+    started: bool,
+    /// The creator token, which cancels the game while it waits; none for a game created
+    /// before there were creator tokens.
+    creator: Option<Token>,
+    /// The times the log holds of the players' activity (see [`Stamps`]).
+    stamps: Stamps,
+    /// When the game last saw a player's activity (its creation, a join, a leave, an action):
+    /// the policies for games nobody plays count from it.
+    activity: Activity,
+    /// When the game is to end because nobody plays it, and why, if a policy applies to it
+    /// now (see [`Actor::end_deadline`]).
+    end_deadline: Option<(tokio::time::Instant, EndCause)>,
     budget: Option<Duration>,
     policy: v1::TimeoutPolicy,
     /// When the seat to act runs out of time: on tokio's clock, which tests pause.
@@ -554,7 +584,12 @@ impl Actor {
             requests: HashMap::new(),
             request_order: VecDeque::new(),
             forfeited: None,
-            abandoned: false,
+            ended: None,
+            started: false,
+            creator: None,
+            stamps: Stamps::default(),
+            activity: Activity::now(),
+            end_deadline: None,
             budget,
             policy,
             deadline: None,
@@ -572,6 +607,26 @@ impl Actor {
         };
         actor.refresh_summary();
         Ok(actor)
+    }
+
+    /// Makes the new game's first entry, which holds its creator token, and applies it.
+    /// Returns the entry's encoding, for the store to write with the game (see
+    /// [`Store::create_game_with`]): the game is stored with its creator or not at all.
+    pub fn created(&mut self, creator: &Token) -> Result<Vec<u8>, ApiError> {
+        let entry = Entry {
+            kind: Some(EntryKind::Created(CreatedEntry {
+                creator_token: creator.as_str().to_string(),
+            })),
+            at_ms: self.created_ms,
+        };
+        entry
+            .encode_length_delimited(&mut self.entry_log)
+            .expect("a Vec grows as needed");
+        let body = self.entry_log.len() - entry.encoded_len();
+        self.apply_entry(&entry)?;
+        self.entries += 1;
+        self.restart_clock();
+        Ok(self.entry_log[body..].to_vec())
     }
 
     /// Holds the game's place among the unfinished games until it finishes.
@@ -593,14 +648,30 @@ impl Actor {
         self.listed = Some((index, place));
     }
 
-    /// Applies stored entries again, as on restart. A game they finish is compacted.
+    /// Applies stored entries again, as on restart. A game they finish is compacted; one
+    /// they leave unfinished counts its policies' time from its last activity as the log
+    /// tells it (see [`Stamps::last_activity_ms`]).
     pub fn replay(&mut self, entries: &[Entry]) -> Result<(), ApiError> {
+        self.replay_at(entries, now_ms())
+    }
+
+    /// [`Actor::replay`], at the wall-clock time `now_ms`.
+    fn replay_at(&mut self, entries: &[Entry], now_ms: i64) -> Result<(), ApiError> {
         self.apply_all(entries)?;
         for entry in entries {
             entry
                 .encode_length_delimited(&mut self.entry_log)
                 .expect("a Vec grows as needed");
         }
+        self.activity = match self.stamps.last_activity_ms(self.created_ms) {
+            // Time the server was down counts as time without activity: a policy is a time
+            // since the last activity, so a game ends as the policy says, never earlier, and a
+            // server restarted more often than a timeout still ends the games nobody plays.
+            Some(at) => Activity::since(now_ms.saturating_sub(at)),
+            // A log written before the times were stored: counted from the restart, which
+            // ends the game later than the policy says, never earlier.
+            None => Activity::now(),
+        };
         self.refresh_summary();
         self.restart_clock();
         self.compact();
@@ -726,17 +797,49 @@ impl Actor {
     }
 
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        // One timer for both deadlines (the move budget's, and the end of a game nobody
+        // plays), moved only when the next of them changes: most commands change neither.
+        let timer = tokio::time::sleep_until(tokio::time::Instant::now());
+        tokio::pin!(timer);
+        let mut armed = None;
         loop {
-            let deadline = self.deadline;
+            let next = self.next_deadline();
+            if next != armed {
+                if let Some(at) = next {
+                    timer.as_mut().reset(at);
+                }
+                armed = next;
+            }
             tokio::select! {
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
                 },
-                _ = sleep_until(deadline), if deadline.is_some() => self.time_out().await,
+                _ = &mut timer, if armed.is_some() => {
+                    armed = None;
+                    self.deadline_passed().await;
+                }
             }
             // After the answer: the answer to the action that ends the match lists its events.
             self.compact();
+        }
+    }
+
+    /// The next of the game's deadlines.
+    fn next_deadline(&self) -> Option<tokio::time::Instant> {
+        match (self.deadline, self.end_deadline) {
+            (Some(a), Some((b, _))) => Some(a.min(b)),
+            (a, b) => a.or(b.map(|(at, _)| at)),
+        }
+    }
+
+    /// Acts on the deadline that has passed: the move's time-out first.
+    async fn deadline_passed(&mut self) {
+        let now = tokio::time::Instant::now();
+        if self.deadline.is_some_and(|d| d <= now) {
+            self.time_out().await;
+        } else if self.end_deadline.is_some_and(|(d, _)| d <= now) {
+            self.end_unplayed().await;
         }
     }
 
@@ -804,6 +907,9 @@ impl Actor {
             Command::Export { reply } => {
                 let _ = reply.send(self.export());
             }
+            Command::Cancel { token, reply } => {
+                let _ = reply.send(self.cancel(&token).await);
+            }
         }
     }
 
@@ -833,7 +939,14 @@ impl Actor {
     }
 
     /// Stores a live entry, then applies it.
-    async fn commit(&mut self, entry: Entry) -> Result<(), ApiError> {
+    async fn commit(&mut self, mut entry: Entry) -> Result<(), ApiError> {
+        let active = entry.kind.as_ref().is_some_and(is_activity);
+        if active {
+            let now = now_ms();
+            if self.stamps.due(now) {
+                entry.at_ms = now;
+            }
+        }
         // Encoded once, into the compact log; storage gets the same bytes. An entry that is
         // not stored is taken out again: the compact log is the stored one.
         let start = self.entry_log.len();
@@ -855,6 +968,9 @@ impl Actor {
         }
         self.entries += 1;
         self.apply_entry(&entry)?;
+        if active {
+            self.activity = Activity::now();
+        }
         self.refresh_summary();
         self.restart_clock();
         self.prompt_to_act();
@@ -868,7 +984,40 @@ impl Actor {
             .kind
             .as_ref()
             .ok_or_else(|| ApiError::new(Code::Internal, "BAD_LOG", "an empty log entry"))?;
+        if is_activity(kind) {
+            self.stamps.note(entry.at_ms);
+        }
         match kind {
+            EntryKind::Created(c) => {
+                self.creator = Some(Token::from_stored(c.creator_token.clone()));
+            }
+            EntryKind::End(e) => {
+                let cause = EndCause::try_from(e.cause)
+                    .ok()
+                    .filter(|c| *c != EndCause::Unspecified)
+                    .ok_or_else(|| {
+                        ApiError::new(
+                            Code::Internal,
+                            "BAD_LOG",
+                            format!("an end of unknown cause {}", e.cause),
+                        )
+                    })?;
+                if self.status == Status::Finished {
+                    return Err(ApiError::new(
+                        Code::Internal,
+                        "BAD_LOG",
+                        "an end after the end of the match",
+                    ));
+                }
+                self.ended = Some(cause.end_kind());
+                self.finish();
+                let result = self.result();
+                self.push(LogKind::Server(v1::game_event::Kind::MatchEnded(
+                    v1::MatchEnded {
+                        result: Some(result),
+                    },
+                )));
+            }
             EntryKind::Join(j) => {
                 let slot = &mut self.seats[j.seat as usize];
                 let token = Token::from_stored(j.token.clone());
@@ -883,6 +1032,7 @@ impl Actor {
                 )));
                 if self.status == Status::Waiting && self.seats.iter().all(|s| s.token.is_some()) {
                     self.status = Status::Playing;
+                    self.started = true;
                     self.push(LogKind::Server(v1::game_event::Kind::GameStarted(
                         v1::GameStarted {},
                     )));
@@ -939,7 +1089,7 @@ impl Actor {
                     // Decided when the time-out was stored, not counted again here: the log
                     // says where the match ended, whatever ABANDON_AFTER is when it replays.
                     None if t.abandoned => {
-                        self.abandoned = true;
+                        self.ended = Some(v1::MatchEndKind::Abandoned);
                         self.finish();
                         let result = self.result();
                         self.push(LogKind::Server(v1::game_event::Kind::MatchEnded(
@@ -1028,6 +1178,18 @@ impl Actor {
         seat: Option<u32>,
         name: String,
     ) -> Result<v1::JoinGameResponse, ApiError> {
+        // The seat first: a seat that does not exist is said so, whatever the name.
+        if let Some(s) = seat.filter(|&s| s as usize >= self.seats.len()) {
+            return Err(ApiError::invalid(
+                "INVALID_SEAT",
+                "seat",
+                format!(
+                    "seat {s} does not exist: the seats of this game are 0 to {} (or leave the \
+                     seat unset for the lowest free one)",
+                    self.seats.len() - 1
+                ),
+            ));
+        }
         let name = crate::names::display_name(&name)?;
         if self.status == Status::Finished {
             return Err(ApiError::new(
@@ -1037,16 +1199,6 @@ impl Actor {
             ));
         }
         let seat = match seat {
-            Some(s) if s as usize >= self.seats.len() => {
-                return Err(ApiError::invalid(
-                    "INVALID_SEAT",
-                    "seat",
-                    format!(
-                        "seat {s} does not exist: the seats are 0 to {}",
-                        self.seats.len() - 1
-                    ),
-                ));
-            }
             Some(s) if self.seats[s as usize].token.is_some() => {
                 return Err(ApiError::new(
                     Code::FailedPrecondition,
@@ -1070,13 +1222,11 @@ impl Actor {
                 })? as u32,
         };
         let token = Token::generate();
-        let entry = Entry {
-            kind: Some(EntryKind::Join(JoinEntry {
-                seat,
-                name,
-                token: token.as_str().to_string(),
-            })),
-        };
+        let entry = Entry::of(EntryKind::Join(JoinEntry {
+            seat,
+            name,
+            token: token.as_str().to_string(),
+        }));
         self.commit(entry).await?;
         Ok(v1::JoinGameResponse {
             seat,
@@ -1095,11 +1245,9 @@ impl Actor {
                 "the match is over: there is nothing to leave",
             ));
         }
-        let entry = Entry {
-            kind: Some(EntryKind::Leave(LeaveEntry {
-                seat: seat.0 as u32,
-            })),
-        };
+        let entry = Entry::of(EntryKind::Leave(LeaveEntry {
+            seat: seat.0 as u32,
+        }));
         self.commit(entry).await
     }
 
@@ -1181,13 +1329,11 @@ impl Actor {
         }
         self.game.check(seat, &engine_action)?;
         let first = self.seq() + 1;
-        let entry = Entry {
-            kind: Some(EntryKind::Act(ActEntry {
-                seat: seat.0 as u32,
-                request_id,
-                action: Some(action_to_wire(&engine_action)),
-            })),
-        };
+        let entry = Entry::of(EntryKind::Act(ActEntry {
+            seat: seat.0 as u32,
+            request_id,
+            action: Some(action_to_wire(&engine_action)),
+        }));
         self.commit(entry).await?;
         Ok(Self::response(
             &self.log,
@@ -1269,6 +1415,122 @@ impl Actor {
             (Status::Playing, Some(b)) => Some(tokio::time::Instant::now() + b),
             _ => None,
         };
+        self.end_deadline = self.end_deadline();
+    }
+
+    // ----- games nobody plays -----
+
+    /// When the game ends if nobody plays it from now on, and why: the first of the policies
+    /// that apply to it now, counted from its last activity. A waiting game expires
+    /// (`--waiting-timeout-secs`); a started game without a time control is abandoned when
+    /// idle (`--idle-timeout-secs`: a game with one ends by its time-outs, see
+    /// [`ABANDON_AFTER`]); a started game whose every seat is left is abandoned
+    /// (`--left-timeout-secs`).
+    fn end_deadline(&self) -> Option<(tokio::time::Instant, EndCause)> {
+        let after = |limit: Option<Duration>, cause| limit.map(|l| (self.activity.after(l), cause));
+        match self.status {
+            Status::Waiting => after(self.config.waiting_timeout(), EndCause::Expired),
+            Status::Playing => {
+                let idle = match self.budget {
+                    None => after(self.config.idle_timeout(), EndCause::Idle),
+                    Some(_) => None,
+                };
+                let left = match self.seats.iter().all(|s| s.token.is_none()) {
+                    true => after(self.config.left_timeout(), EndCause::Left),
+                    false => None,
+                };
+                idle.into_iter().chain(left).min()
+            }
+            Status::Finished => None,
+        }
+    }
+
+    /// Ends the game nobody plays, as its deadline says (see [`Actor::end_deadline`]).
+    async fn end_unplayed(&mut self) {
+        let Some((_, cause)) = self.end_deadline.take() else {
+            return;
+        };
+        let now = tokio::time::Instant::now();
+        match self.end(cause).await {
+            Ok(()) => tracing::info!(
+                game = %self.id,
+                cause = ?cause,
+                "a game nobody plays has ended (see docs/protocol.md, \"Games nobody plays\")"
+            ),
+            Err(e) => {
+                if let Some(unlogged) = self.failure_lines.allow(now) {
+                    tracing::error!(
+                        game = %self.id,
+                        error = %e.message,
+                        unlogged,
+                        "the end of a game nobody plays could not be stored (at most one line a \
+                         minute per game); tried again in a minute"
+                    );
+                }
+                // Try again later rather than spin; an activity meanwhile moves it on.
+                self.end_deadline = Some((now + END_RETRY, cause));
+            }
+        }
+    }
+
+    /// Stores and applies the end of the game for `cause`.
+    async fn end(&mut self, cause: EndCause) -> Result<(), ApiError> {
+        let entry = Entry::of(EntryKind::End(EndEntry {
+            cause: cause as i32,
+        }));
+        self.commit(entry).await?;
+        self.metrics.game_ended(cause.end_kind());
+        Ok(())
+    }
+
+    /// Cancels the waiting game for its creator: the token must be the creator token.
+    async fn cancel(&mut self, token: &Token) -> Result<v1::GameSummary, ApiError> {
+        if !self.creator.as_ref().is_some_and(|c| c.matches(token)) {
+            return Err(ApiError::new(
+                Code::PermissionDenied,
+                "NOT_GAME_CREATOR",
+                match self.creator {
+                    Some(_) => format!(
+                        "this token is not the creator token of game {}: only the creator_token \
+                         CreateGame returned for it cancels it (a seat's token does not)",
+                        self.id
+                    ),
+                    None => format!(
+                        "game {} was created before the server gave creator tokens: nobody can \
+                         cancel it; it ends by the server's policy for games nobody plays",
+                        self.id
+                    ),
+                },
+            ));
+        }
+        match self.status {
+            Status::Waiting => self.end(EndCause::Cancelled).await?,
+            Status::Playing => {
+                return Err(ApiError::new(
+                    Code::FailedPrecondition,
+                    "GAME_STARTED",
+                    format!(
+                        "game {} has started (every seat was taken) and can no longer be \
+                         cancelled: only a game waiting for players can; a started match ends \
+                         as any match does",
+                        self.id
+                    ),
+                ));
+            }
+            // A retried cancel is answered as the first was.
+            Status::Finished if self.ended == Some(v1::MatchEndKind::Cancelled) => {}
+            Status::Finished => {
+                return Err(ApiError::new(
+                    Code::FailedPrecondition,
+                    "GAME_FINISHED",
+                    format!(
+                        "game {} is over already: there is nothing to cancel",
+                        self.id
+                    ),
+                ));
+            }
+        }
+        Ok(self.summary.lock().expect("not poisoned").clone())
     }
 
     fn time_left(&self) -> Option<u64> {
@@ -1305,13 +1567,11 @@ impl Actor {
                 Some(action_to_wire(&SafeBot::new().choose(&view, &legal)))
             }
         };
-        let entry = Entry {
-            kind: Some(EntryKind::Timeout(TimeoutEntry {
-                seat: seat.0 as u32,
-                action,
-                abandoned: abandons,
-            })),
-        };
+        let entry = Entry::of(EntryKind::Timeout(TimeoutEntry {
+            seat: seat.0 as u32,
+            action,
+            abandoned: abandons,
+        }));
         let now = tokio::time::Instant::now();
         match self.commit(entry).await {
             Ok(()) => {
@@ -1349,13 +1609,14 @@ impl Actor {
 
     fn result(&self) -> v1::MatchResult {
         let mut result = result_to_wire(self.game.winner(), self.game.scores());
-        if self.abandoned {
-            // Every side ran out of time: none wins.
+        if let Some(end) = self.ended {
+            // Nobody played (every side ran out of time, or went silent, or left), or the game
+            // never started: none wins.
             result = v1::MatchResult {
                 finished: true,
                 winner_side: None,
                 totals: self.game.scores().to_vec(),
-                end: v1::MatchEndKind::Abandoned as i32,
+                end: end as i32,
                 forfeited_side: None,
             };
         }
@@ -1429,15 +1690,26 @@ impl Actor {
     fn wire_view(&self, viewer: Viewer) -> v1::GameView {
         let names: Vec<String> = self.seats.iter().map(|s| s.name.clone()).collect();
         let occupied: Vec<bool> = self.seats.iter().map(|s| s.token.is_some()).collect();
+        // A game that ended before it started (expired, cancelled) shows what it showed while
+        // it waited: its deal was never played, and nobody sees it.
+        let status = match self.started {
+            true => self.wire_status(),
+            false => v1::GameStatus::Waiting,
+        };
         let meta = ViewMeta {
             game_id: &self.id,
             seq: self.seq(),
-            status: self.wire_status(),
+            status,
             names: &names,
             occupied: &occupied,
             result: self.result(),
         };
-        convert::view_to_wire(&self.game.view(viewer), &meta)
+        let mut view = convert::view_to_wire(&self.game.view(viewer), &meta);
+        if status != self.wire_status() {
+            view.status = self.wire_status() as i32;
+            view.result = self.shown_result();
+        }
+        view
     }
 
     /// The prompt of `seat`, with every part a watcher may ask for.
@@ -1643,10 +1915,108 @@ impl Actor {
     }
 }
 
+/// Until `deadline`; for ever if there is none.
+#[cfg(test)]
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     match deadline {
         Some(d) => tokio::time::sleep_until(d).await,
         None => std::future::pending().await,
+    }
+}
+
+/// True for the entries of a player's activity, from which the policies for games nobody plays
+/// count: the creation, a join, a leave, an action (a time-out or an end is the server's).
+fn is_activity(kind: &EntryKind) -> bool {
+    matches!(
+        kind,
+        EntryKind::Created(_) | EntryKind::Join(_) | EntryKind::Leave(_) | EntryKind::Act(_)
+    )
+}
+
+/// How often, at most, an entry of a player's activity carries the time it was stored
+/// ([`Entry::at_ms`]): the first does, and then the first that comes this long or longer after
+/// the last one that did. A restart counts the game's last activity from the last time stored,
+/// plus this much if activity came after it: at most this much later than it was, never
+/// earlier.
+pub const STAMP_EVERY: Duration = Duration::from_secs(60);
+
+/// How long the actor waits before it tries again to store the end of a game nobody plays,
+/// after storage failed.
+const END_RETRY: Duration = Duration::from_secs(60);
+
+/// What a game's log says of the times of its players' activity.
+#[derive(Clone, Copy, Debug, Default)]
+struct Stamps {
+    /// The last time an entry of activity carried, in milliseconds since the epoch.
+    last_ms: Option<i64>,
+    /// Entries of activity came after it without a time.
+    unstamped_after: bool,
+    /// The log holds an entry of activity.
+    any: bool,
+}
+
+impl Stamps {
+    /// An entry of activity, with its time or 0.
+    fn note(&mut self, at_ms: i64) {
+        self.any = true;
+        if at_ms > 0 {
+            self.last_ms = Some(at_ms);
+            self.unstamped_after = false;
+        } else {
+            self.unstamped_after = true;
+        }
+    }
+
+    /// True if an entry of activity stored at `now_ms` carries its time (see
+    /// [`STAMP_EVERY`]); a clock set back stamps again.
+    fn due(&self, now_ms: i64) -> bool {
+        self.last_ms
+            .is_none_or(|last| now_ms < last || now_ms - last >= STAMP_EVERY.as_millis() as i64)
+    }
+
+    /// The latest the game's last activity may have been, in milliseconds since the epoch:
+    /// the last time stored (plus [`STAMP_EVERY`] if activity followed it), or the creation
+    /// of a game with no activity logged; `None` if a log written before the times were
+    /// stored does not tell.
+    fn last_activity_ms(&self, created_ms: i64) -> Option<i64> {
+        match self.last_ms {
+            Some(at) if self.unstamped_after => {
+                Some(at.saturating_add(STAMP_EVERY.as_millis() as i64))
+            }
+            Some(at) => Some(at),
+            None if !self.any => Some(created_ms),
+            None => None,
+        }
+    }
+}
+
+/// When a game last saw a player's activity, on tokio's clock (which tests pause): an instant,
+/// and how long before it the activity was (after a restart, from the times the log holds; an
+/// instant that far back may be before the clock's start).
+#[derive(Clone, Copy, Debug)]
+struct Activity {
+    at: tokio::time::Instant,
+    behind: Duration,
+}
+
+impl Activity {
+    /// Activity now.
+    fn now() -> Activity {
+        Activity::since(0)
+    }
+
+    /// Activity `ms` milliseconds ago (none if negative: a clock set back).
+    fn since(ms: i64) -> Activity {
+        Activity {
+            at: tokio::time::Instant::now(),
+            behind: Duration::from_millis(ms.max(0) as u64),
+        }
+    }
+
+    /// The instant `limit` after the activity (now, if that has passed).
+    fn after(&self, limit: Duration) -> tokio::time::Instant {
+        // A limit is at most a year (the flags): the sum does not overflow.
+        self.at + limit.saturating_sub(self.behind)
     }
 }
 

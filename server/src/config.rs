@@ -125,6 +125,40 @@ pub struct Config {
     )]
     pub max_move_budget_ms: u64,
 
+    /// Seconds a game may wait for players: a game whose seats are not all taken within them
+    /// of its creation or of its last join or leave ends, expired (MATCH_END_KIND_EXPIRED),
+    /// and frees its place among the unfinished games (--max-games). 0: never. At most a year.
+    #[arg(
+        long,
+        env = "CANASTA_WAITING_TIMEOUT_SECS",
+        default_value_t = 3600.0,
+        value_parser = timeout_secs
+    )]
+    pub waiting_timeout_secs: f64,
+
+    /// Seconds a started game without a time control may go without any seat acting,
+    /// joining or leaving; past them it ends, abandoned (MATCH_END_KIND_ABANDONED, no side
+    /// wins). Games with a time control end by their time-outs instead. 0: never. At most a
+    /// year.
+    #[arg(
+        long,
+        env = "CANASTA_IDLE_TIMEOUT_SECS",
+        default_value_t = 86_400.0,
+        value_parser = timeout_secs
+    )]
+    pub idle_timeout_secs: f64,
+
+    /// Seconds a started game may have every seat left (free after LeaveGame); past them it
+    /// ends, abandoned (MATCH_END_KIND_ABANDONED), with or without a time control. 0: never. At
+    /// most a year.
+    #[arg(
+        long,
+        env = "CANASTA_LEFT_TIMEOUT_SECS",
+        default_value_t = 600.0,
+        value_parser = timeout_secs
+    )]
+    pub left_timeout_secs: f64,
+
     /// Seconds a Play call may take to send its opening `watch` message; past them it ends
     /// with DEADLINE_EXCEEDED (PLAY_NOT_OPENED) and holds nothing.
     #[arg(long, env = "CANASTA_PLAY_OPEN_TIMEOUT_SECS", default_value_t = 10.0)]
@@ -155,6 +189,28 @@ pub struct Config {
 /// is still a time the clock can hold).
 pub const MOVE_BUDGET_LIMIT_MS: u64 = 365 * 86_400_000;
 
+/// The most a timeout of a game nobody plays takes, in seconds: a year, as for a move budget.
+const GAME_TIMEOUT_LIMIT_SECS: f64 = 365.0 * 86_400.0;
+
+/// A timeout of a game nobody plays: seconds, 0 (never) to a year.
+fn timeout_secs(text: &str) -> Result<f64, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !(0.0..=GAME_TIMEOUT_LIMIT_SECS).contains(&secs) {
+        return Err(format!(
+            "{text} is outside 0 (never) to {GAME_TIMEOUT_LIMIT_SECS} seconds (a year)"
+        ));
+    }
+    Ok(secs)
+}
+
+/// A timeout flag's duration; `None` for 0, never.
+fn timeout(secs: f64) -> Option<Duration> {
+    (secs > 0.0).then(|| Duration::from_secs_f64(secs))
+}
+
 impl Config {
     /// A configuration for tests: in memory, on a free loopback port. Every test client comes
     /// from 127.0.0.1, so the per-address limits are raised out of reach; a test of a limit
@@ -181,6 +237,23 @@ impl Config {
     pub fn move_budgets(&self) -> std::ops::RangeInclusive<Duration> {
         Duration::from_millis(self.min_move_budget_ms)
             ..=Duration::from_millis(self.max_move_budget_ms)
+    }
+
+    /// How long a game may wait for players (`--waiting-timeout-secs`); `None`: for ever.
+    pub fn waiting_timeout(&self) -> Option<Duration> {
+        timeout(self.waiting_timeout_secs)
+    }
+
+    /// How long a started game without a time control may go without activity
+    /// (`--idle-timeout-secs`); `None`: for ever.
+    pub fn idle_timeout(&self) -> Option<Duration> {
+        timeout(self.idle_timeout_secs)
+    }
+
+    /// How long a started game may have every seat left (`--left-timeout-secs`); `None`: for
+    /// ever.
+    pub fn left_timeout(&self) -> Option<Duration> {
+        timeout(self.left_timeout_secs)
     }
 
     /// The heartbeat period.
@@ -267,6 +340,39 @@ mod tests {
             assert!(
                 Config::try_parse_from(["canasta-server", "--max-move-budget-ms", bad]).is_err()
             );
+        }
+        // Games nobody plays: an hour to fill the seats, a day without activity, ten minutes
+        // with every seat left; 0 is never, and a timeout is at most a year.
+        assert_eq!(defaults.waiting_timeout(), Some(Duration::from_secs(3600)));
+        assert_eq!(defaults.idle_timeout(), Some(Duration::from_secs(86_400)));
+        assert_eq!(defaults.left_timeout(), Some(Duration::from_secs(600)));
+        let never = Config::parse_from([
+            "canasta-server",
+            "--waiting-timeout-secs",
+            "0",
+            "--idle-timeout-secs",
+            "0",
+            "--left-timeout-secs",
+            "0.25",
+        ]);
+        assert_eq!(never.waiting_timeout(), None);
+        assert_eq!(never.idle_timeout(), None);
+        assert_eq!(never.left_timeout(), Some(Duration::from_millis(250)));
+        for flag in [
+            "--waiting-timeout-secs",
+            "--idle-timeout-secs",
+            "--left-timeout-secs",
+        ] {
+            for bad in ["-1", "31536001", "NaN", "inf", "soon"] {
+                let err = Config::try_parse_from(["canasta-server", &format!("{flag}={bad}")])
+                    .expect_err("refused");
+                let text = err.to_string();
+                assert!(text.contains(flag), "{flag} {bad}: {text}");
+                assert!(
+                    text.contains("a year") || text.contains("number of seconds"),
+                    "{flag} {bad}: {text}"
+                );
+            }
         }
         // The old name of the spectator limit still works.
         let old = Config::parse_from(["canasta-server", "--max-watchers-per-game", "5"]);

@@ -25,6 +25,8 @@ pub struct Metrics {
     watchers: AtomicU64,
     timeouts: AtomicU64,
     abandoned: AtomicU64,
+    expired: AtomicU64,
+    cancelled: AtomicU64,
     rebuilds: AtomicU64,
     latency_buckets: [AtomicU64; BUCKETS.len()],
     latency_count: AtomicU64,
@@ -85,6 +87,19 @@ impl Metrics {
         }
     }
 
+    /// The server ended a game nobody plays (abandoned, expired), or its creator cancelled it
+    /// (a time-out that abandons a match is counted by [`Metrics::timed_out`]).
+    pub fn game_ended(&self, end: canasta_proto::v1::MatchEndKind) {
+        use canasta_proto::v1::MatchEndKind;
+        let counter = match end {
+            MatchEndKind::Abandoned => &self.abandoned,
+            MatchEndKind::Expired => &self.expired,
+            MatchEndKind::Cancelled => &self.cancelled,
+            MatchEndKind::Unspecified | MatchEndKind::Target | MatchEndKind::Forfeit => return,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// A finished game's log was replayed to answer a request (see `Actor::rebuilt`).
     pub fn game_rebuilt(&self) {
         self.rebuilds.fetch_add(1, Ordering::Relaxed);
@@ -141,9 +156,21 @@ impl Metrics {
         );
         counter(
             "canasta_games_abandoned_total",
-            "Matches ended because no seat acted for three time-outs of each.",
+            "Matches ended with no winner because nobody played: three time-outs of each seat, no activity for --idle-timeout-secs, or every seat left for --left-timeout-secs.",
             "counter",
             self.abandoned.load(Ordering::Relaxed),
+        );
+        counter(
+            "canasta_games_expired_total",
+            "Games ended because their seats were not all taken within --waiting-timeout-secs.",
+            "counter",
+            self.expired.load(Ordering::Relaxed),
+        );
+        counter(
+            "canasta_games_cancelled_total",
+            "Waiting games their creators cancelled.",
+            "counter",
+            self.cancelled.load(Ordering::Relaxed),
         );
         counter(
             "canasta_game_rebuilds_total",
@@ -223,11 +250,16 @@ mod tests {
         m.error("FAILED_PRECONDITION", "PILE_FROZEN");
         m.timed_out(false);
         m.timed_out(true);
+        m.game_ended(canasta_proto::v1::MatchEndKind::Abandoned);
+        m.game_ended(canasta_proto::v1::MatchEndKind::Expired);
+        m.game_ended(canasta_proto::v1::MatchEndKind::Target);
         let text = m.render();
         assert!(text.contains("canasta_games 1"));
         assert!(text.contains("canasta_actions_total 1"));
         assert!(text.contains("canasta_timeouts_total 2"));
-        assert!(text.contains("canasta_games_abandoned_total 1"));
+        assert!(text.contains("canasta_games_abandoned_total 2"));
+        assert!(text.contains("canasta_games_expired_total 1"));
+        assert!(text.contains("canasta_games_cancelled_total 0"));
         assert!(text.contains(
             "canasta_errors_total{code=\"FAILED_PRECONDITION\",reason=\"PILE_FROZEN\"} 1"
         ));

@@ -137,8 +137,19 @@ fn refused(c: char) -> Option<&'static str> {
 
 /// The display name JoinGame keeps for `raw`: trimmed of spaces at its ends, 1 to
 /// [`MAX_NAME_CHARS`] characters, none of them invisible, direction-changing or a control (see
-/// the module's documentation); or `BAD_DISPLAY_NAME` saying which character is refused.
+/// the module's documentation); or `MISSING_FIELD` if there is none, `BAD_DISPLAY_NAME`
+/// saying what is wrong with it otherwise.
 pub fn display_name(raw: &str) -> Result<String, ApiError> {
+    if raw.is_empty() {
+        return Err(ApiError::invalid(
+            "MISSING_FIELD",
+            "display_name",
+            format!(
+                "display_name is required: send the name to show for the seat, 1 to \
+                 {MAX_NAME_CHARS} visible characters"
+            ),
+        ));
+    }
     let name = raw.trim();
     let count = name.chars().count();
     if count == 0 || count > MAX_NAME_CHARS {
@@ -280,8 +291,20 @@ mod tests {
 
     #[test]
     fn empty_and_long_names_are_refused_with_the_count() {
-        for name in ["", "   ", "\u{3000}"] {
-            assert_eq!(display_name(name).unwrap_err().reason, "BAD_DISPLAY_NAME");
+        // No name at all: the field is required, and the message says so.
+        let e = display_name("").unwrap_err();
+        assert_eq!(e.reason, "MISSING_FIELD");
+        assert_eq!(e.field.as_deref(), Some("display_name"));
+        assert!(
+            e.message.contains("display_name is required"),
+            "{}",
+            e.message
+        );
+        // A name of spaces only is a name without a visible character.
+        for name in ["   ", "\u{3000}"] {
+            let e = display_name(name).unwrap_err();
+            assert_eq!(e.reason, "BAD_DISPLAY_NAME");
+            assert!(e.message.contains("this one has 0"), "{}", e.message);
         }
         let e = display_name(&"x".repeat(100_000)).unwrap_err();
         assert!(e.message.contains("this one has 100000"), "{}", e.message);

@@ -12,6 +12,7 @@ use canasta_proto::v1;
 use tonic::Code;
 
 use crate::actor::{Actor, GameHandle, Rebuilds, now_ms};
+use crate::auth::Token;
 use crate::config::Config;
 use crate::errors::ApiError;
 use crate::metrics::Metrics;
@@ -211,11 +212,12 @@ impl Registry {
         self.damaged.read().expect("not poisoned").len()
     }
 
-    /// Creates a game: checks the request, stores it, starts its actor.
+    /// Creates a game: checks the request, stores it with its creator token, starts its actor.
+    /// The answer holds the creator token, which is never shown again.
     pub async fn create(
         &self,
         mut request: v1::CreateGameRequest,
-    ) -> Result<v1::GameSummary, ApiError> {
+    ) -> Result<v1::CreateGameResponse, ApiError> {
         // The place is taken before anything is awaited, and given back (dropped) if the
         // creation fails.
         let slot = self.slots.try_take().ok_or_else(|| {
@@ -254,9 +256,11 @@ impl Registry {
             self.config.clone(),
             self.metrics.clone(),
         )?;
+        let creator = Token::generate();
+        let first = actor.created(&creator)?;
         actor.hold_slot(slot);
         self.store
-            .create_game(&id, created_ms, &request)
+            .create_game_with(&id, created_ms, &request, Some(&first))
             .await
             .map_err(|e| {
                 ApiError::new(
@@ -269,7 +273,10 @@ impl Registry {
         let summary = handle.summary();
         self.metrics.game_added(true);
         tracing::info!(game = %id, "game created");
-        Ok(summary)
+        Ok(v1::CreateGameResponse {
+            game: Some(summary),
+            creator_token: creator.as_str().to_string(),
+        })
     }
 
     /// The game with this id.
@@ -471,7 +478,9 @@ mod tests {
             let summary = registry
                 .create(request(n % 60 == 11))
                 .await
-                .expect("a game");
+                .expect("a game")
+                .game
+                .expect("a summary");
             ids.push(summary.game_id);
         }
         // Six games in play, five finished (their first move's time runs out), the rest waiting.
@@ -559,7 +568,9 @@ mod tests {
             let summary = registry
                 .create(request(n % 100 == 0))
                 .await
-                .expect("a game");
+                .expect("a game")
+                .game
+                .expect("a summary");
             if n % 100 == 0 {
                 finishing.push(summary.game_id);
             }

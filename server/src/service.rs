@@ -216,12 +216,35 @@ impl CanastaService for Service {
         request: Request<v1::CreateGameRequest>,
     ) -> Result<Response<v1::CreateGameResponse>, Status> {
         self.admit_no_game(&request).map_err(|e| self.fail(e))?;
-        let game = self
+        let created = self
             .registry
             .create(request.into_inner())
             .await
             .map_err(|e| self.fail(e))?;
-        Ok(Response::new(v1::CreateGameResponse { game: Some(game) }))
+        Ok(Response::new(created))
+    }
+
+    async fn cancel_game(
+        &self,
+        request: Request<v1::CancelGameRequest>,
+    ) -> Result<Response<v1::CancelGameResponse>, Status> {
+        // The creator token holds no seat: the address pays, as for any call without a seat.
+        let (token, handle) = self
+            .admit_to_game(&request, &request.get_ref().game_id)
+            .map_err(|e| self.fail(e))?;
+        let token = token.ok_or_else(|| {
+            self.fail(ApiError::new(
+                Code::Unauthenticated,
+                "MISSING_TOKEN",
+                "CancelGame needs the game's creator token: send `authorization: Bearer \
+                 <creator_token>` with the creator_token CreateGame returned",
+            ))
+        })?;
+        let game = handle
+            .ask(|reply| Command::Cancel { token, reply })
+            .await
+            .map_err(|e| self.fail(e))?;
+        Ok(Response::new(v1::CancelGameResponse { game: Some(game) }))
     }
 
     async fn list_games(

@@ -46,8 +46,26 @@ use tokio::sync::oneshot;
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct Entry {
     /// What happened.
-    #[prost(oneof = "EntryKind", tags = "1, 2, 3, 4")]
+    #[prost(oneof = "EntryKind", tags = "1, 2, 3, 4, 5, 6")]
     pub kind: Option<EntryKind>,
+    /// When it was stored, in milliseconds since the Unix epoch; 0 when not told. Only entries
+    /// of a player's activity carry it (the creation, a join, a leave, an action), and of those
+    /// only the first and any that comes [`crate::actor::STAMP_EVERY`] or more after the last
+    /// one that carried it: a restart needs to know when the game last saw activity (to end a
+    /// game nobody plays when the policy says, not later and never earlier), to within that
+    /// much, and a time on every action would grow a match's log by a fifth.
+    #[prost(int64, tag = "15")]
+    pub at_ms: i64,
+}
+
+impl Entry {
+    /// An entry of this kind, not stamped with a time.
+    pub fn of(kind: EntryKind) -> Entry {
+        Entry {
+            kind: Some(kind),
+            at_ms: 0,
+        }
+    }
 }
 
 /// The kinds of log entries.
@@ -65,6 +83,59 @@ pub enum EntryKind {
     /// A seat's time ran out.
     #[prost(message, tag = "4")]
     Timeout(TimeoutEntry),
+    /// The game was created: the first entry of every game created since creator tokens
+    /// exist (older games have none, and cannot be cancelled).
+    #[prost(message, tag = "5")]
+    Created(CreatedEntry),
+    /// The server ended a game nobody plays, or its creator cancelled it.
+    #[prost(message, tag = "6")]
+    End(EndEntry),
+}
+
+/// The game was created.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct CreatedEntry {
+    /// The creator token (see [`crate::auth::Token`]), stored as the seats' tokens are.
+    #[prost(string, tag = "1")]
+    pub creator_token: String,
+}
+
+/// The server ended the game (or its creator cancelled it): why, as decided when it was stored,
+/// so that a restart, or other timeouts after it, end it the same.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct EndEntry {
+    /// Why the game ended.
+    #[prost(enumeration = "EndCause", tag = "1")]
+    pub cause: i32,
+}
+
+/// Why the server ended a game that no time-out ended (see `docs/protocol.md`, "Games nobody
+/// plays").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, prost::Enumeration)]
+#[repr(i32)]
+pub enum EndCause {
+    /// Not used.
+    Unspecified = 0,
+    /// A waiting game's seats were not all taken in time (`--waiting-timeout-secs`).
+    Expired = 1,
+    /// Its creator cancelled the waiting game (CancelGame).
+    Cancelled = 2,
+    /// No seat of a game without a time control acted, joined or left for
+    /// `--idle-timeout-secs`.
+    Idle = 3,
+    /// Every seat of a started game was left for `--left-timeout-secs`.
+    Left = 4,
+}
+
+impl EndCause {
+    /// How the match ends, on the wire.
+    pub fn end_kind(self) -> v1::MatchEndKind {
+        match self {
+            EndCause::Expired => v1::MatchEndKind::Expired,
+            EndCause::Cancelled => v1::MatchEndKind::Cancelled,
+            EndCause::Idle | EndCause::Left | EndCause::Unspecified => v1::MatchEndKind::Abandoned,
+        }
+    }
 }
 
 /// A player took a seat.
@@ -201,6 +272,8 @@ enum Write {
         created_ms: i64,
         request: Vec<u8>,
         crc: u32,
+        /// The log's first entry (number 0) and its checksum, written in the same transaction.
+        first: Option<(Vec<u8>, u32)>,
         ack: oneshot::Sender<Result<(), StoreError>>,
     },
     Entry {
@@ -327,13 +400,27 @@ impl Store {
         created_ms: i64,
         request: &v1::CreateGameRequest,
     ) -> Result<(), StoreError> {
+        self.create_game_with(id, created_ms, request, None).await
+    }
+
+    /// Stores a new game and, in the same transaction, the first entry of its log (given as
+    /// its encoding, `Entry::encode`): both are stored or neither. Returns once committed.
+    pub async fn create_game_with(
+        &self,
+        id: &str,
+        created_ms: i64,
+        request: &v1::CreateGameRequest,
+        first: Option<&[u8]>,
+    ) -> Result<(), StoreError> {
         let request = request.encode_to_vec();
         let crc = game_crc(id.as_bytes(), created_ms, &request);
+        let first = first.map(|e| (e.to_vec(), entry_crc(id.as_bytes(), 0, e)));
         self.send(|ack| Write::Game {
             id: id.to_string(),
             created_ms,
             request,
             crc,
+            first,
             ack,
         })
         .await
@@ -861,11 +948,11 @@ impl Write {
         staged: &mut HashMap<&'a str, u64>,
     ) -> Result<(), StoreError> {
         match self {
-            Write::Game { id, .. } => {
+            Write::Game { id, first, .. } => {
                 if staged.contains_key(id.as_str()) || ends.contains_key(id) {
                     return Err(StoreError(format!("game {id} is stored already")));
                 }
-                staged.insert(id, 0);
+                staged.insert(id, u64::from(first.is_some()));
             }
             Write::Entry { game_id, n, .. } => {
                 let next = staged
@@ -1208,9 +1295,13 @@ fn commit<'a>(
                     created_ms,
                     request,
                     crc,
+                    first,
                     ..
                 } => {
                     game.execute(params![id, created_ms, request, crc])?;
+                    if let Some((e, crc)) = first {
+                        entry.execute(params![id, 0i64, e, crc])?;
+                    }
                 }
                 Write::Entry {
                     game_id,
@@ -1243,9 +1334,7 @@ mod tests {
             ..Default::default()
         };
         store.create_game("g1", 5, &request).await.unwrap();
-        let entry = Entry {
-            kind: Some(EntryKind::Leave(LeaveEntry { seat: 2 })),
-        };
+        let entry = Entry::of(EntryKind::Leave(LeaveEntry { seat: 2 }));
         store.append("g1", 0, &entry).await.unwrap();
         store.append("g1", 1, &entry).await.unwrap();
         // The same entry number twice is refused: a log is never rewritten.
@@ -1265,9 +1354,7 @@ mod tests {
         let (dir, path) = temp_db("order");
         let (mut store, _) = Store::open(&path, false).unwrap();
         let request = v1::CreateGameRequest::default();
-        let entry = Entry {
-            kind: Some(EntryKind::Leave(LeaveEntry { seat: 0 })),
-        };
+        let entry = Entry::of(EntryKind::Leave(LeaveEntry { seat: 0 }));
         store.create_game("a", 1, &request).await.unwrap();
         store.create_game("b", 1, &request).await.unwrap();
         // A game stored twice, an entry of a game never stored, a gap, a repeat: refused.
@@ -1303,9 +1390,7 @@ mod tests {
     #[tokio::test]
     async fn an_older_database_is_migrated_and_a_newer_one_refused() {
         let (dir, path) = temp_db("migrate");
-        let entry = Entry {
-            kind: Some(EntryKind::Leave(LeaveEntry { seat: 3 })),
-        };
+        let entry = Entry::of(EntryKind::Leave(LeaveEntry { seat: 3 }));
         let request = v1::CreateGameRequest {
             seed: Some(11),
             ..Default::default()
@@ -1426,12 +1511,12 @@ mod tests {
             .create_game("g1", 5, &v1::CreateGameRequest::default())
             .await
             .unwrap();
-        let entry = |n: u64| Entry {
-            kind: Some(EntryKind::Join(JoinEntry {
+        let entry = |n: u64| {
+            Entry::of(EntryKind::Join(JoinEntry {
                 seat: 0,
                 name: format!("player {n}"),
                 token: "t".repeat(40),
-            })),
+            }))
         };
         let wal = dir.join("t.db-wal");
         let page = 4096 + 24;
@@ -1458,9 +1543,7 @@ mod tests {
         let (dir, path) = temp_db("damaged");
         let (mut store, _) = Store::open(&path, false).unwrap();
         let request = v1::CreateGameRequest::default();
-        let entry = Entry {
-            kind: Some(EntryKind::Leave(LeaveEntry { seat: 1 })),
-        };
+        let entry = Entry::of(EntryKind::Leave(LeaveEntry { seat: 1 }));
         for id in ["good", "garbled", "gap", "bad-request"] {
             store.create_game(id, 1, &request).await.unwrap();
             for n in 0..3 {
@@ -1517,12 +1600,12 @@ mod tests {
         let (mut store, _) = Store::open(&path, false).unwrap();
         let entries: Vec<Entry> = ["discard A\u{2663}", "draw", "discard 7\u{2665}"]
             .iter()
-            .map(|name| Entry {
-                kind: Some(EntryKind::Join(JoinEntry {
+            .map(|name| {
+                Entry::of(EntryKind::Join(JoinEntry {
                     seat: 1,
                     name: name.to_string(),
                     token: "t0k3n".into(),
-                })),
+                }))
             })
             .collect();
         for id in ["a", "b", "c"] {
@@ -1717,9 +1800,7 @@ mod tests {
     #[tokio::test]
     async fn a_database_without_checksums_gets_them_on_opening() {
         let (dir, path) = temp_db("migrate-v2");
-        let entry = Entry {
-            kind: Some(EntryKind::Leave(LeaveEntry { seat: 2 })),
-        };
+        let entry = Entry::of(EntryKind::Leave(LeaveEntry { seat: 2 }));
         let request = v1::CreateGameRequest {
             seed: Some(5),
             ..Default::default()
@@ -1803,9 +1884,7 @@ mod tests {
     // Before, every write was acknowledged and lost at the next start.
     #[tokio::test]
     async fn a_database_deleted_or_replaced_while_open_acknowledges_nothing_more() {
-        let entry = Entry {
-            kind: Some(EntryKind::Leave(LeaveEntry { seat: 0 })),
-        };
+        let entry = Entry::of(EntryKind::Leave(LeaveEntry { seat: 0 }));
         for how in ["deleted", "moved", "replaced", "log deleted"] {
             let (dir, path) = temp_db("deleted");
             let (mut store, _) = Store::open(&path, false).unwrap();

@@ -522,9 +522,7 @@ async fn a_damaged_game_is_named_in_the_log_with_its_database() {
             .create_game("0badbadbadbadbad", 1, &request)
             .await
             .expect("stored");
-        let entry = Entry {
-            kind: Some(EntryKind::Leave(LeaveEntry { seat: 0 })),
-        };
+        let entry = Entry::of(EntryKind::Leave(LeaveEntry { seat: 0 }));
         store
             .append("0badbadbadbadbad", 0, &entry)
             .await
