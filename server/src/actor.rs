@@ -942,8 +942,11 @@ impl Actor {
     async fn commit(&mut self, mut entry: Entry) -> Result<(), ApiError> {
         let active = entry.kind.as_ref().is_some_and(is_activity);
         if active {
+            // Joins and leaves are few: each carries its time. Actions are many: one a
+            // minute does (see STAMP_EVERY).
             let now = now_ms();
-            if self.stamps.due(now) {
+            let action = matches!(entry.kind, Some(EntryKind::Act(_)));
+            if !action || self.stamps.due(now) {
                 entry.at_ms = now;
             }
         }
@@ -1933,10 +1936,10 @@ fn is_activity(kind: &EntryKind) -> bool {
     )
 }
 
-/// How often, at most, an entry of a player's activity carries the time it was stored
-/// ([`Entry::at_ms`]): the first does, and then the first that comes this long or longer after
-/// the last one that did. A restart counts the game's last activity from the last time stored,
-/// plus this much if activity came after it: at most this much later than it was, never
+/// How often, at most, an action carries the time it was stored ([`Entry::at_ms`]): when it
+/// comes this long or longer after the last time stored (the creation, every join and every
+/// leave carry theirs). A restart counts the game's last activity from the last time stored,
+/// plus this much if actions came after it: at most this much later than it was, never
 /// earlier.
 pub const STAMP_EVERY: Duration = Duration::from_secs(60);
 
@@ -1967,8 +1970,8 @@ impl Stamps {
         }
     }
 
-    /// True if an entry of activity stored at `now_ms` carries its time (see
-    /// [`STAMP_EVERY`]); a clock set back stamps again.
+    /// True if an action stored at `now_ms` carries its time (see [`STAMP_EVERY`]); a clock
+    /// set back stamps again.
     fn due(&self, now_ms: i64) -> bool {
         self.last_ms
             .is_none_or(|last| now_ms < last || now_ms - last >= STAMP_EVERY.as_millis() as i64)
@@ -2974,6 +2977,10 @@ mod unplayed_tests {
         let seat = join(&mut actor, 1).await;
         let last = tokio::time::Instant::now();
         assert_eq!(actor.end_deadline, Some((last + HOUR, EndCause::Expired)));
+        // The creation, each join and each leave carry their time, for a restart.
+        let times: Vec<bool> = entries_of(&actor).iter().map(|e| e.at_ms > 0).collect();
+        assert_eq!(times, [true; 4]);
+        assert_eq!(entries_of(&actor)[0].at_ms, actor.created_ms);
         run_to_deadline(&mut actor).await;
         assert_eq!(last.elapsed(), HOUR);
         assert_eq!(actor.status, Status::Finished);

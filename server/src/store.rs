@@ -49,12 +49,11 @@ pub struct Entry {
     #[prost(oneof = "EntryKind", tags = "1, 2, 3, 4, 5, 6")]
     pub kind: Option<EntryKind>,
     /// When it was stored, in milliseconds since the Unix epoch; 0 when not told. Only entries
-    /// of a player's activity carry it (the creation, a join, a leave, an action), and of those
-    /// only the first and any that comes [`crate::actor::STAMP_EVERY`] or more after the last
-    /// one that carried it: a restart needs to know when the game last saw activity (to end a
-    /// game nobody plays when the policy says, not later and never earlier), to within that
-    /// much, and a time on every action (7 bytes) would grow a match's log by a third (its
-    /// entries average 21 bytes).
+    /// of a player's activity carry it: the creation, every join and leave, and the actions
+    /// that come [`crate::actor::STAMP_EVERY`] or more after the last time stored. A restart
+    /// needs to know when the game last saw activity (to end a game nobody plays when the
+    /// policy says, not later and never earlier), to within that much, and a time on every
+    /// action (7 bytes) would grow a match's log by a third (its entries average 21 bytes).
     #[prost(int64, tag = "15")]
     pub at_ms: i64,
 }

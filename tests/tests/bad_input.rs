@@ -47,6 +47,7 @@ enum Call {
     Scores(v1::GetScoresRequest),
     Export(v1::ExportGameRequest),
     Describe(v1::DescribeRulesRequest),
+    Cancel(v1::CancelGameRequest),
 }
 
 /// What a row must be answered with.
@@ -259,6 +260,7 @@ impl World {
                 .describe_rules(self.request(auth, m))
                 .await
                 .map(|_| None)?,
+            Call::Cancel(m) => c.cancel_game(self.request(auth, m)).await.map(|_| None)?,
         })
     }
 
@@ -673,7 +675,7 @@ fn list_rows() -> Vec<Row> {
 fn game_id_rows(w: &World) -> Vec<Row> {
     let mut rows = Vec::new();
     type Make = fn(String) -> Call;
-    let rpcs: [(&str, Make, Auth); 7] = [
+    let rpcs: [(&str, Make, Auth); 8] = [
         (
             "GetGame",
             |id| Call::Get(v1::GetGameRequest { game_id: id }),
@@ -727,6 +729,11 @@ fn game_id_rows(w: &World) -> Vec<Row> {
             },
             Auth::Nobody,
         ),
+        (
+            "CancelGame",
+            |id| Call::Cancel(v1::CancelGameRequest { game_id: id }),
+            Auth::Seat(0),
+        ),
     ];
     for (name, make, auth) in rpcs {
         for (what, id, expect) in bad_game_ids() {
@@ -752,7 +759,10 @@ fn game_id_rows(w: &World) -> Vec<Row> {
             ));
         }
         // A seat's call for the game in play, with the token of another game.
-        if !matches!(name, "GetGame" | "GetScores" | "ExportGame" | "JoinGame") {
+        if !matches!(
+            name,
+            "GetGame" | "GetScores" | "ExportGame" | "JoinGame" | "CancelGame"
+        ) {
             rows.push(row(
                 format!("{name}: the token of another game"),
                 Auth::OtherGame,
@@ -767,6 +777,35 @@ fn game_id_rows(w: &World) -> Vec<Row> {
         Call::Leave(v1::LeaveGameRequest {
             game_id: w.id.clone(),
         }),
+        MISSING_TOKEN,
+    ));
+    // Only the creator token cancels a game: not a seat's, not another game's, not none.
+    let cancel = |id: &str| {
+        Call::Cancel(v1::CancelGameRequest {
+            game_id: id.to_string(),
+        })
+    };
+    let not_creator = Expect::Error(Code::PermissionDenied, "NOT_GAME_CREATOR");
+    for (what, auth, id) in [
+        ("a seat's token", Auth::Seat(0), &w.id),
+        ("the token of another game", Auth::OtherGame, &w.waiting),
+        (
+            "a made-up token",
+            Auth::Raw(b"Bearer 0123".to_vec()),
+            &w.waiting,
+        ),
+    ] {
+        rows.push(row(
+            format!("CancelGame: {what}"),
+            auth,
+            cancel(id),
+            not_creator.clone(),
+        ));
+    }
+    rows.push(row(
+        "CancelGame: no token",
+        Auth::Nobody,
+        cancel(&w.waiting),
         MISSING_TOKEN,
     ));
     rows.push(row(
@@ -819,6 +858,18 @@ fn join_rows(w: &World) -> Vec<Row> {
             "JoinGame: seat 256 (0 in a byte)",
             Auth::Nobody,
             join(Some(256), "Ann"),
+            invalid("INVALID_SEAT"),
+        ),
+        row(
+            "JoinGame: no display name",
+            Auth::Nobody,
+            join(None, ""),
+            invalid("MISSING_FIELD"),
+        ),
+        row(
+            "JoinGame: seat 2 of 2 and no display name",
+            Auth::Nobody,
+            join(Some(2), ""),
             invalid("INVALID_SEAT"),
         ),
         row(

@@ -844,8 +844,12 @@ async fn join_game_refuses_taken_missing_and_badly_named_seats() {
             "INVALID_SEAT",
         );
     }
+    refused(
+        client.join_game(join(&id, None, "")).await,
+        Code::InvalidArgument,
+        "MISSING_FIELD",
+    );
     let names = [
-        "",
         "   ",
         &"x".repeat(41),
         &"é".repeat(41),
