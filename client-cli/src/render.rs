@@ -453,6 +453,25 @@ mod tests {
     use canasta_engine::parse_cards;
 
     #[test]
+    fn a_match_without_a_winner_says_how_it_ended() {
+        let ended = |end: v1::MatchEndKind| {
+            outcome(&v1::MatchResult {
+                finished: true,
+                end: end as i32,
+                ..Default::default()
+            })
+        };
+        assert!(ended(v1::MatchEndKind::Abandoned).contains("nobody played"));
+        assert!(ended(v1::MatchEndKind::Expired).contains("expired"));
+        assert!(ended(v1::MatchEndKind::Cancelled).contains("cancelled by its creator"));
+        let won = v1::MatchResult {
+            winner_side: Some(1),
+            ..Default::default()
+        };
+        assert_eq!(outcome(&won), "side 1 wins");
+    }
+
+    #[test]
     fn plain_hands_are_sorted_and_grouped() {
         let hand = CardCounts::from_cards(parse_cards("Jk KS 4D KH 2C 3S 4C").unwrap());
         assert_eq!(Style::plain().hand(&hand), "4C 4D  KH KS  3S  2C  Jk");

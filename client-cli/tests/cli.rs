@@ -106,6 +106,7 @@ fn every_subcommand_has_help_and_bad_usage_exits_2() {
         &["bot"],
         &["match"],
         &["export"],
+        &["cancel"],
         &["replay"],
         &["demo"],
         &["loadtest"],
@@ -216,7 +217,7 @@ fn failures_exit_1_with_a_message() {
 
 #[test]
 fn every_subcommand_that_talks_to_a_server_defaults_to_port_50051() {
-    for sub in ["play", "bot", "export"] {
+    for sub in ["play", "bot", "export", "cancel"] {
         let o = Command::new(BIN)
             .args([sub, "--help"])
             .env_remove("CANASTA_SERVER")
@@ -663,6 +664,70 @@ fn match_result(rt: &tokio::runtime::Runtime, addr: &str, game: &str) -> v1::Mat
             .result
             .expect("the match is over")
     })
+}
+
+// `canasta cancel GAME --token T` ends a waiting game with its creator token (exit 0); a
+// wrong token is refused with the server's reason (exit 1), and so is a started game.
+#[test]
+fn cancel_ends_a_waiting_game_with_its_creator_token() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let create = || {
+        rt.block_on(async {
+            let mut client = CanastaServiceClient::connect(format!("http://{addr}"))
+                .await
+                .unwrap();
+            client
+                .create_game(v1::CreateGameRequest {
+                    rules: Some(v1::RuleSet {
+                        preset: v1::Preset::Official as i32,
+                        player_count: 2,
+                        options: Default::default(),
+                    }),
+                    ..Default::default()
+                })
+                .await
+                .unwrap()
+                .into_inner()
+        })
+    };
+    let created = create();
+    let game = created.game.unwrap().game_id;
+    let wrong = "0".repeat(32);
+    let o = canasta(&["cancel", &game, "--token", &wrong, "--server", &addr]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("NOT_GAME_CREATOR"), "{}", stderr(&o));
+    let o = Command::new(BIN)
+        .args(["cancel", &game, "--server", &addr])
+        .env("CANASTA_CREATOR_TOKEN", &created.creator_token)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("cancelled"), "{}", stdout(&o));
+    let result = match_result(&rt, &addr, &game);
+    assert_eq!(result.end, v1::MatchEndKind::Cancelled as i32);
+    // A started game is not cancelled.
+    let created = create();
+    let started = created.game.unwrap().game_id;
+    rt.block_on(async {
+        let mut client = CanastaServiceClient::connect(format!("http://{addr}"))
+            .await
+            .unwrap();
+        for seat in 0..2 {
+            client
+                .join_game(v1::JoinGameRequest {
+                    game_id: started.clone(),
+                    seat: Some(seat),
+                    display_name: format!("p{seat}"),
+                })
+                .await
+                .unwrap();
+        }
+    });
+    let token = created.creator_token;
+    let o = canasta(&["cancel", &started, "--token", &token, "--server", &addr]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("GAME_STARTED"), "{}", stderr(&o));
 }
 
 /// `canasta bot --json` for each of these argument lists (each with the server and the
