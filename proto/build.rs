@@ -1,5 +1,8 @@
 //! Compiles `canasta/v1/*.proto` with protox (a pure-Rust protobuf compiler, so no protoc is
-//! needed) into Rust types and tonic stubs, and saves the file descriptor set for reflection.
+//! needed) into Rust types and tonic stubs, and saves the file descriptor sets for reflection:
+//! the protocol's, and the google.rpc error details its errors carry (`google/rpc/*.proto`,
+//! shipped beside it, with the google.protobuf files they import), so that a client that has
+//! nothing but reflection can decode an error's details.
 
 use std::path::PathBuf;
 
@@ -12,8 +15,12 @@ const FILES: &[&str] = &[
     "canasta/v1/service.proto",
 ];
 
+/// The error detail types of the service's statuses (googleapis, unmodified): served by
+/// reflection, not compiled to Rust (tonic-types has them).
+const ERROR_DETAILS: &[&str] = &["google/rpc/status.proto", "google/rpc/error_details.proto"];
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    for file in FILES {
+    for file in FILES.iter().chain(ERROR_DETAILS) {
         println!("cargo:rerun-if-changed={file}");
     }
     let descriptors = protox::compile(FILES, ["."])?;
@@ -21,6 +28,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write(
         out.join("canasta_descriptor.bin"),
         descriptors.encode_to_vec(),
+    )?;
+    // With their imports (google/protobuf/any.proto, duration.proto, from protox's copies of
+    // the well-known types): reflection answers for every file a client asks for on the way.
+    std::fs::write(
+        out.join("error_details_descriptor.bin"),
+        protox::compile(ERROR_DETAILS, ["."])?.encode_to_vec(),
     )?;
     tonic_prost_build::configure()
         // The same bytes as tonic_prost's codec, encoded and decoded faster (see src/codec.rs).

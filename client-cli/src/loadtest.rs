@@ -301,10 +301,10 @@ async fn require_loopback(addr: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The reason of a failed request: the server's ErrorInfo reason, or the gRPC code's canonical
-/// name (`UNAVAILABLE`), as the report's JSON keys show them.
+/// The reason of a failed request: the server's (one this client knows or not), or the gRPC
+/// code's canonical name (`UNAVAILABLE`), as the report's JSON keys show them.
 fn reason(s: &Status) -> String {
-    canasta_server::errors::reason_of(s).unwrap_or_else(|| code_name(s.code()).to_string())
+    canasta_proto::reason::raw_reason_of(s).unwrap_or_else(|| code_name(s.code()).to_string())
 }
 
 /// A gRPC code's canonical name, as the gRPC specification spells it (tonic's `Debug` spells

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use canasta_engine::bot::Bot;
 use canasta_engine::{Action, Rules, View};
 use canasta_proto::convert::{action_to_wire, rules_from_wire, view_from_wire};
+use canasta_proto::reason::{Reason, raw_reason_of, reason_of};
 use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
 use tokio::sync::mpsc;
@@ -36,9 +37,8 @@ impl From<Status> for RemoteError {
 
 /// A status as a person reads it: the message and the stable reason.
 pub fn status_text(s: &Status) -> String {
-    use tonic_types::StatusExt;
-    match s.get_details_error_info() {
-        Some(info) => format!("{} ({})", s.message(), info.reason),
+    match raw_reason_of(s) {
+        Some(reason) => format!("{} ({reason})", s.message()),
         // Said by a server that has no such method: another service, a proxy in front of
         // none, or an older canasta-server. Its message is often empty.
         None if s.code() == Code::Unimplemented => format!(
@@ -431,7 +431,7 @@ pub fn transient(s: &Status) -> bool {
     matches!(
         s.code(),
         Code::Unavailable | Code::Unknown | Code::Cancelled | Code::DeadlineExceeded
-    ) || canasta_server::errors::reason_of(s).is_none()
+    ) || raw_reason_of(s).is_none()
 }
 
 /// A refusal reported on a Play call, as the status of a refused SubmitAction carries it (an
@@ -441,7 +441,7 @@ pub fn play_error_status(e: &v1::PlayError) -> Status {
     use tonic_types::{ErrorDetails, StatusExt};
     let mut details = ErrorDetails::with_error_info(
         e.reason.clone(),
-        canasta_server::errors::DOMAIN,
+        canasta_proto::reason::DOMAIN,
         e.metadata.clone(),
     );
     if !e.field.is_empty() {
@@ -838,9 +838,9 @@ async fn decide(
 /// bot's action breaks a rule, the seat was taken away, a limit that stays) ends the seat's
 /// play, with the reason.
 fn after_refusal(s: &Status, action: &Action) -> Result<Next, RemoteError> {
-    const MOVED_ON: [&str; 3] = ["NOT_YOUR_TURN", "GAME_FINISHED", "MATCH_OVER"];
-    let reason = canasta_server::errors::reason_of(s).unwrap_or_default();
-    if s.code() == Code::Aborted || MOVED_ON.contains(&reason.as_str()) {
+    const MOVED_ON: [Reason; 3] = [Reason::NotYourTurn, Reason::GameFinished, Reason::MatchOver];
+    let moved_on = reason_of(s).is_some_and(|r| MOVED_ON.contains(&r));
+    if s.code() == Code::Aborted || moved_on {
         Ok(Next::Read)
     } else if transient(s) {
         Ok(Next::Resume(status_text(s)))
@@ -858,7 +858,8 @@ mod tests {
     use tonic_types::{ErrorDetails, StatusExt};
 
     fn exhausted(retry: Option<Duration>) -> Status {
-        let mut details = ErrorDetails::with_error_info("RATE_LIMITED", "canasta", []);
+        let mut details =
+            ErrorDetails::with_error_info("RATE_LIMITED", canasta_proto::reason::DOMAIN, []);
         if let Some(r) = retry {
             details.set_retry_info(Some(r));
         }

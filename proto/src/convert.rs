@@ -19,6 +19,7 @@ use canasta_engine::{
     TopMeld, View,
 };
 
+use crate::reason::Reason;
 use crate::v1;
 
 /// Most cards one list on the wire may hold: more than any pack.
@@ -27,9 +28,10 @@ pub const MAX_CARDS: usize = 255;
 /// Why a wire message was refused: a stable reason code, the field, and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WireError {
-    /// A stable code: `MISSING_FIELD`, `INVALID_ENUM`, `INVALID_CARD`, `TOO_MANY_CARDS`,
-    /// `INVALID_INDEX`, or a rule-set code (`UNKNOWN_OPTION`, `OPTION_CONFLICT`, …).
-    pub reason: &'static str,
+    /// The stable reason: `MISSING_FIELD`, `INVALID_ENUM`, `INVALID_CARD`, `TOO_MANY_CARDS`,
+    /// `INVALID_INDEX`, `INVALID_SEAT`, or a rule set's or setup's (`UNKNOWN_OPTION`,
+    /// `OPTION_CONFLICT`, `BAD_FIRST_DEALER` …).
+    pub reason: Reason,
     /// The field, as a path (`action.take_pile.cards[2]`).
     pub field: String,
     /// What is wrong and what to send instead.
@@ -37,7 +39,7 @@ pub struct WireError {
 }
 
 impl WireError {
-    fn new(reason: &'static str, field: impl Into<String>, message: impl Into<String>) -> Self {
+    fn new(reason: Reason, field: impl Into<String>, message: impl Into<String>) -> Self {
         WireError {
             reason,
             field: field.into(),
@@ -56,7 +58,7 @@ impl WireError {
     fn missing(field: impl Into<String>) -> Self {
         let field = field.into();
         let message = format!("{field} is required");
-        WireError::new("MISSING_FIELD", field, message)
+        WireError::new(Reason::MissingField, field, message)
     }
 }
 
@@ -87,7 +89,7 @@ pub fn card_from_wire(card: &v1::Card, field: &str) -> Result<Card, WireError> {
         .filter(|_| card.rank >= 2)
         .ok_or_else(|| {
             WireError::new(
-                "INVALID_CARD",
+                Reason::InvalidCard,
                 field,
                 format!(
                     "rank {} is not a rank: use RANK_TWO to RANK_JOKER",
@@ -98,7 +100,7 @@ pub fn card_from_wire(card: &v1::Card, field: &str) -> Result<Card, WireError> {
     if rank == Rank::Joker {
         if card.suit != 0 {
             return Err(WireError::new(
-                "INVALID_CARD",
+                Reason::InvalidCard,
                 field,
                 "a joker has no suit: send SUIT_UNSPECIFIED",
             ));
@@ -109,7 +111,7 @@ pub fn card_from_wire(card: &v1::Card, field: &str) -> Result<Card, WireError> {
         1..=4 => Suit::ALL[(card.suit - 1) as usize],
         s => {
             return Err(WireError::new(
-                "INVALID_CARD",
+                Reason::InvalidCard,
                 field,
                 format!("suit {s} is not a suit: use SUIT_CLUBS to SUIT_SPADES"),
             ));
@@ -132,7 +134,7 @@ pub fn card_list_to_wire(cards: &[Card]) -> Vec<v1::Card> {
 pub fn counts_from_wire(cards: &[v1::Card], field: &str) -> Result<CardCounts, WireError> {
     if cards.len() > MAX_CARDS {
         return Err(WireError::new(
-            "TOO_MANY_CARDS",
+            Reason::TooManyCards,
             field,
             format!(
                 "{} cards is more than any pack: send at most {MAX_CARDS}",
@@ -169,7 +171,7 @@ fn too_many_copies(cards: &[v1::Card], field: &str) -> WireError {
         .expect("cards");
     let card = Card::from_index(index as u8).expect("a card's index");
     WireError::new(
-        "TOO_MANY_CARDS",
+        Reason::TooManyCards,
         field,
         format!(
             "{most} of {card} is more than any pack holds: send each card as many times as \
@@ -182,7 +184,7 @@ fn too_many_copies(cards: &[v1::Card], field: &str) -> WireError {
 pub fn card_list_from_wire(cards: &[v1::Card], field: &str) -> Result<Vec<Card>, WireError> {
     if cards.len() > MAX_CARDS {
         return Err(WireError::new(
-            "TOO_MANY_CARDS",
+            Reason::TooManyCards,
             field,
             format!(
                 "{} cards is more than any pack: send at most {MAX_CARDS}",
@@ -214,7 +216,7 @@ fn meld_index(index: Option<u32>, field: &str) -> Result<MeldTarget, WireError> 
         None => Ok(MeldTarget::New),
         Some(i) => u8::try_from(i).map(MeldTarget::Existing).map_err(|_| {
             WireError::new(
-                "INVALID_INDEX",
+                Reason::InvalidIndex,
                 field,
                 format!("meld index {i} is out of range: name one of your side's melds"),
             )
@@ -225,7 +227,7 @@ fn meld_index(index: Option<u32>, field: &str) -> Result<MeldTarget, WireError> 
 fn batch_from_wire(specs: &[v1::MeldSpec], field: &str) -> Result<MeldBatch, WireError> {
     if specs.len() > MAX_CARDS {
         return Err(WireError::new(
-            "TOO_MANY_CARDS",
+            Reason::TooManyCards,
             field,
             format!(
                 "{} melds in one action is more than a hand can hold",
@@ -350,7 +352,7 @@ pub fn preset_from_wire(preset: i32, field: &str) -> Result<Preset, WireError> {
         Ok(v1::Preset::Samba) => Ok(Preset::Samba),
         Ok(v1::Preset::Swiss) => Ok(Preset::Swiss),
         _ => Err(WireError::new(
-            "INVALID_ENUM",
+            Reason::InvalidEnum,
             field,
             format!(
                 "preset {preset} is not a preset: use PRESET_OFFICIAL, PRESET_WIENER, PRESET_SAMBA or PRESET_SWISS"
@@ -364,7 +366,7 @@ pub fn rules_from_wire(rules: &v1::RuleSet) -> Result<RuleSpec, WireError> {
     let preset = preset_from_wire(rules.preset, "rules.preset")?;
     let players = u8::try_from(rules.player_count).map_err(|_| {
         WireError::new(
-            "BAD_PLAYER_COUNT",
+            Reason::BadPlayerCount,
             "rules.player_count",
             format!(
                 "{} players: Canasta is played by 2 to 6",
@@ -379,7 +381,7 @@ pub fn rules_from_wire(rules: &v1::RuleSet) -> Result<RuleSpec, WireError> {
         spec.options.set(name, &rules.options[name]).map_err(|e| {
             // The name is the caller's: quoted cut short, as the message quotes it.
             WireError::new(
-                e.code(),
+                Reason::from(&e),
                 format!("rules.options[{}]", quoted(name)),
                 e.to_string(),
             )
@@ -407,7 +409,7 @@ pub fn setup_from_wire(
         .map(|s| {
             u8::try_from(s).map(Seat).map_err(|_| {
                 WireError::new(
-                    "BAD_FIRST_DEALER",
+                    Reason::BadFirstDealer,
                     "first_dealer",
                     format!("first_dealer {s} is not a seat: choose 0 to players-1"),
                 )
@@ -442,7 +444,7 @@ pub fn record_from_wire(
         .map(|(i, a)| {
             let seat = u8::try_from(a.seat).map(Seat).map_err(|_| {
                 WireError::new(
-                    "INVALID_SEAT",
+                    Reason::InvalidSeat,
                     format!("actions[{i}].seat"),
                     format!("seat {} does not exist", a.seat),
                 )
@@ -926,7 +928,7 @@ fn suit_from_wire(suit: i32, field: &str) -> Result<Suit, WireError> {
     match suit {
         1..=4 => Ok(Suit::ALL[(suit - 1) as usize]),
         s => Err(WireError::new(
-            "INVALID_ENUM",
+            Reason::InvalidEnum,
             field,
             format!("suit {s} is not a suit"),
         )),
@@ -938,7 +940,13 @@ fn seat_from_wire(seat: u32, field: &str) -> Result<Seat, WireError> {
         .ok()
         .filter(|&s| (s as usize) < canasta_engine::table::MAX_SEATS)
         .map(Seat)
-        .ok_or_else(|| WireError::new("INVALID_SEAT", field, format!("seat {seat} does not exist")))
+        .ok_or_else(|| {
+            WireError::new(
+                Reason::InvalidSeat,
+                field,
+                format!("seat {seat} does not exist"),
+            )
+        })
 }
 
 fn meld_from_wire(m: &v1::TableMeld, field: &str) -> Result<canasta_engine::Meld, WireError> {
@@ -949,7 +957,7 @@ fn meld_from_wire(m: &v1::TableMeld, field: &str) -> Result<canasta_engine::Meld
         Ok(v1::MeldKind::Wild) => MeldKind::Wild,
         _ => {
             return Err(WireError::new(
-                "INVALID_ENUM",
+                Reason::InvalidEnum,
                 field,
                 format!("meld kind {} is not a kind", m.kind),
             ));
@@ -973,7 +981,7 @@ fn deal_score_from_wire(d: &v1::DealScore) -> Result<DealScore, WireError> {
         Ok(v1::DealEndKind::LastRedThree) => DealEnd::LastRedThree { seat },
         _ => {
             return Err(WireError::new(
-                "INVALID_ENUM",
+                Reason::InvalidEnum,
                 "last_deal.end",
                 format!("deal end {} is not a kind", d.end),
             ));
@@ -1027,7 +1035,7 @@ pub fn view_from_wire(
         Ok(v1::Phase::Over) => Phase::Over,
         _ => {
             return Err(WireError::new(
-                "INVALID_ENUM",
+                Reason::InvalidEnum,
                 "view.phase",
                 format!("phase {} is not a phase", view.phase),
             ));
@@ -1158,7 +1166,7 @@ mod tests {
         ];
         for c in bad {
             let e = card_from_wire(&c, "x").unwrap_err();
-            assert_eq!(e.reason, "INVALID_CARD", "{c:?}");
+            assert_eq!(e.reason, Reason::InvalidCard, "{c:?}");
         }
     }
 
@@ -1181,12 +1189,12 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             (e.reason, e.field.as_str()),
-            ("INVALID_CARD", "action.meld.melds[1].cards[2]")
+            (Reason::InvalidCard, "action.meld.melds[1].cards[2]")
         );
         let e = action_from_wire(&action(vec![meld(Some(300), vec![good])])).unwrap_err();
         assert_eq!(
             (e.reason, e.field.as_str()),
-            ("INVALID_INDEX", "action.meld.melds[0].meld_index")
+            (Reason::InvalidIndex, "action.meld.melds[0].meld_index")
         );
         let e = card_list_from_wire(&[good, good, good, bad], "view.pile").unwrap_err();
         assert_eq!(e.field, "view.pile[3]");
@@ -1206,7 +1214,7 @@ mod tests {
         let e = counts_from_wire(&list, "action.meld.melds[0].cards").unwrap_err();
         assert_eq!(
             (e.reason, e.field.as_str()),
-            ("TOO_MANY_CARDS", "action.meld.melds[0].cards")
+            (Reason::TooManyCards, "action.meld.melds[0].cards")
         );
         assert!(e.message.contains("16 of 4♠"), "{e}");
         // Jokers count to 255, more than a list may hold.
@@ -1224,7 +1232,7 @@ mod tests {
         let e = action_from_wire(&meld).unwrap_err();
         assert_eq!(
             (e.reason, e.field.as_str()),
-            ("TOO_MANY_CARDS", "action.meld.melds[0].cards")
+            (Reason::TooManyCards, "action.meld.melds[0].cards")
         );
     }
 
@@ -1267,7 +1275,7 @@ mod tests {
             action_from_wire(&v1::Action { kind: None })
                 .unwrap_err()
                 .reason,
-            "MISSING_FIELD"
+            Reason::MissingField
         );
         let discard = v1::Action {
             kind: Some(v1::action::Kind::Discard(v1::DiscardAction { card: None })),
@@ -1284,7 +1292,10 @@ mod tests {
                 }],
             })),
         };
-        assert_eq!(action_from_wire(&huge).unwrap_err().reason, "INVALID_INDEX");
+        assert_eq!(
+            action_from_wire(&huge).unwrap_err().reason,
+            Reason::InvalidIndex
+        );
         let many = v1::Action {
             kind: Some(v1::action::Kind::Meld(v1::MeldAction {
                 melds: vec![v1::MeldSpec {
@@ -1295,7 +1306,7 @@ mod tests {
         };
         assert_eq!(
             action_from_wire(&many).unwrap_err().reason,
-            "TOO_MANY_CARDS"
+            Reason::TooManyCards
         );
     }
 
@@ -1389,10 +1400,13 @@ mod tests {
         };
         assert!(rules_from_wire(&r).is_ok());
         r.options.insert("nope".into(), "1".into());
-        assert_eq!(rules_from_wire(&r).unwrap_err().reason, "UNKNOWN_OPTION");
+        assert_eq!(
+            rules_from_wire(&r).unwrap_err().reason,
+            Reason::UnknownOption
+        );
         r.options.clear();
         r.preset = 9;
-        assert_eq!(rules_from_wire(&r).unwrap_err().reason, "INVALID_ENUM");
+        assert_eq!(rules_from_wire(&r).unwrap_err().reason, Reason::InvalidEnum);
     }
 
     // A fuzzer's input (fuzz/regressions/convert/crash-7daa9ba8…): a view whose play order

@@ -6,6 +6,8 @@
 //!   field).
 //! - [`convert`]: wire <-> engine, the one place where that is decided; malformed input is
 //!   refused there with a [`convert::WireError`].
+//! - [`reason`]: the stable reasons of the service's errors ([`Reason`]), how they travel (an
+//!   ErrorInfo detail and plain metadata) and how a client reads them ([`reason::reason_of`]).
 
 /// The generated `canasta.v1` package.
 #[allow(clippy::all, missing_docs)]
@@ -17,5 +19,15 @@ pub mod v1 {
         include_bytes!(concat!(env!("OUT_DIR"), "/canasta_descriptor.bin"));
 }
 
+/// The encoded file descriptor set of `google/rpc/status.proto` and
+/// `google/rpc/error_details.proto` (shipped in `proto/google/rpc/`) with the google.protobuf
+/// files they import: the types of the details the service's error statuses carry
+/// (`google.rpc.Status`, `ErrorInfo`, `BadRequest`, `RetryInfo`), for server reflection.
+pub const ERROR_DETAILS_FILE_DESCRIPTOR_SET: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/error_details_descriptor.bin"));
+
 pub mod codec;
 pub mod convert;
+pub mod reason;
+
+pub use reason::Reason;

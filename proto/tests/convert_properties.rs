@@ -9,6 +9,7 @@
 use canasta_engine::bot::RandomBot;
 use canasta_engine::rules::OPTION_DOCS;
 use canasta_engine::{Arrangement, Game, Preset, RuleSpec, Rules, Seat, Setup, Viewer};
+use canasta_proto::Reason;
 use canasta_proto::convert::{
     self, MAX_CARDS, ViewMeta, action_from_wire, action_to_wire, rules_from_wire, rules_to_wire,
 };
@@ -537,7 +538,7 @@ fn the_strategies_reach_every_outcome() {
         match rules_from_wire(&rules).map(|s| Rules::new(&s)) {
             Ok(Ok(_)) => converted += 1,
             Ok(Err(e)) => {
-                reasons.insert(e.code());
+                reasons.insert(Reason::from(&e));
             }
             Err(e) => {
                 reasons.insert(e.reason);
@@ -554,7 +555,7 @@ fn the_strategies_reach_every_outcome() {
                 Ok(_) if !setup.card_orders.is_empty() => dealt_from_orders += 1,
                 Ok(_) => {}
                 Err(e) => {
-                    reasons.insert(e.code());
+                    reasons.insert(Reason::from(&e));
                 }
             },
             Err(e) => {
@@ -580,19 +581,19 @@ fn the_strategies_reach_every_outcome() {
     }
     assert!(actions_decoded > 0, "{actions_decoded}");
     for reason in [
-        "MISSING_FIELD",
-        "INVALID_CARD",
-        "INVALID_INDEX",
-        "TOO_MANY_CARDS",
-        "INVALID_ENUM",
-        "BAD_PLAYER_COUNT",
-        "UNKNOWN_OPTION",
-        "BAD_OPTION_VALUE",
-        "BAD_CARD_ORDER",
-        "BAD_FIRST_DEALER",
+        Reason::MissingField,
+        Reason::InvalidCard,
+        Reason::InvalidIndex,
+        Reason::TooManyCards,
+        Reason::InvalidEnum,
+        Reason::BadPlayerCount,
+        Reason::UnknownOption,
+        Reason::BadOptionValue,
+        Reason::BadCardOrder,
+        Reason::BadFirstDealer,
     ] {
         assert!(
-            reasons.contains(reason),
+            reasons.contains(&reason),
             "{reason} never reached: {reasons:?}"
         );
     }

@@ -49,6 +49,7 @@ use crate::store::{
     ActEntry, CreatedEntry, EndCause, EndEntry, Entry, EntryKind, JoinEntry, LeaveEntry, Store,
     TimeoutEntry,
 };
+use canasta_proto::Reason;
 
 /// An event of a game's log, as the referee sees it: redacted for each receiver on the way out.
 #[derive(Clone, Debug)]
@@ -299,7 +300,7 @@ impl GameHandle {
 fn gone() -> ApiError {
     ApiError::new(
         Code::Unavailable,
-        "SHUTTING_DOWN",
+        Reason::ShuttingDown,
         "the server is shutting down: retry against the restarted server",
     )
 }
@@ -556,7 +557,7 @@ impl Actor {
             v1::TimeoutPolicy::try_from(tc.policy).unwrap_or(v1::TimeoutPolicy::Unspecified);
         if budget.is_some() && policy == v1::TimeoutPolicy::Unspecified {
             return Err(ApiError::invalid(
-                "INVALID_ENUM",
+                Reason::InvalidEnum,
                 "time_control.policy",
                 "a move budget needs a policy: TIMEOUT_POLICY_FALLBACK_MOVE or TIMEOUT_POLICY_FORFEIT",
             ));
@@ -752,7 +753,7 @@ impl Actor {
         let bad = |why: String| {
             ApiError::new(
                 Code::Internal,
-                "BAD_LOG",
+                Reason::BadLog,
                 format!("game {}'s log does not rebuild: {why}", self.id),
             )
         };
@@ -965,7 +966,7 @@ impl Actor {
             self.entry_log.truncate(start);
             return Err(ApiError::new(
                 Code::Unavailable,
-                "STORAGE_FAILED",
+                Reason::StorageFailed,
                 format!("{e}: the action was not applied; retry later"),
             ));
         }
@@ -986,7 +987,7 @@ impl Actor {
         let kind = entry
             .kind
             .as_ref()
-            .ok_or_else(|| ApiError::new(Code::Internal, "BAD_LOG", "an empty log entry"))?;
+            .ok_or_else(|| ApiError::new(Code::Internal, Reason::BadLog, "an empty log entry"))?;
         if is_activity(kind) {
             self.stamps.note(entry.at_ms);
         }
@@ -1001,14 +1002,14 @@ impl Actor {
                     .ok_or_else(|| {
                         ApiError::new(
                             Code::Internal,
-                            "BAD_LOG",
+                            Reason::BadLog,
                             format!("an end of unknown cause {}", e.cause),
                         )
                     })?;
                 if self.status == Status::Finished {
                     return Err(ApiError::new(
                         Code::Internal,
-                        "BAD_LOG",
+                        Reason::BadLog,
                         "an end after the end of the match",
                     ));
                 }
@@ -1160,7 +1161,7 @@ impl Actor {
             .ok_or_else(|| {
                 ApiError::new(
                     Code::PermissionDenied,
-                    "NOT_A_SEAT_OF_GAME",
+                    Reason::NotASeatOfGame,
                     format!(
                         "this token holds no seat of game {}: use the token JoinGame returned for this game",
                         self.id
@@ -1184,7 +1185,7 @@ impl Actor {
         // The seat first: a seat that does not exist is said so, whatever the name.
         if let Some(s) = seat.filter(|&s| s as usize >= self.seats.len()) {
             return Err(ApiError::invalid(
-                "INVALID_SEAT",
+                Reason::InvalidSeat,
                 "seat",
                 format!(
                     "seat {s} does not exist: the seats of this game are 0 to {} (or leave the \
@@ -1197,7 +1198,7 @@ impl Actor {
         if self.status == Status::Finished {
             return Err(ApiError::new(
                 Code::FailedPrecondition,
-                "GAME_FINISHED",
+                Reason::GameFinished,
                 "the game is over: create a new one",
             ));
         }
@@ -1205,7 +1206,7 @@ impl Actor {
             Some(s) if self.seats[s as usize].token.is_some() => {
                 return Err(ApiError::new(
                     Code::FailedPrecondition,
-                    "SEAT_TAKEN",
+                    Reason::SeatTaken,
                     format!(
                         "seat {s} is taken: join another seat, or leave the seat unset for a free one"
                     ),
@@ -1219,7 +1220,7 @@ impl Actor {
                 .ok_or_else(|| {
                     ApiError::new(
                         Code::FailedPrecondition,
-                        "GAME_FULL",
+                        Reason::GameFull,
                         "every seat is taken: watch the game as a spectator, or create another",
                     )
                 })? as u32,
@@ -1244,7 +1245,7 @@ impl Actor {
             // The log ends with MatchEnded; there is no seat to give up any more.
             return Err(ApiError::new(
                 Code::FailedPrecondition,
-                "GAME_FINISHED",
+                Reason::GameFinished,
                 "the match is over: there is nothing to leave",
             ));
         }
@@ -1261,12 +1262,12 @@ impl Actor {
             Status::Playing => Ok(()),
             Status::Waiting => Err(ApiError::new(
                 Code::FailedPrecondition,
-                "GAME_NOT_STARTED",
+                Reason::GameNotStarted,
                 "the game starts when every seat is taken: wait for the GameStarted event",
             )),
             Status::Finished => Err(ApiError::new(
                 Code::FailedPrecondition,
-                "GAME_FINISHED",
+                Reason::GameFinished,
                 "the match is over: no more actions",
             )),
         }
@@ -1283,7 +1284,7 @@ impl Actor {
         let seat = self.seat_of(token)?;
         if request_id.is_empty() || request_id.len() > 64 {
             return Err(ApiError::invalid(
-                "BAD_REQUEST_ID",
+                Reason::BadRequestId,
                 "request_id",
                 "request_id must have 1 to 64 characters: a fresh one per action, the same one when retrying",
             ));
@@ -1322,7 +1323,7 @@ impl Actor {
         if expected_seq != self.seq() {
             return Err(ApiError::new(
                 Code::Aborted,
-                "STALE_SEQ",
+                Reason::StaleSeq,
                 format!(
                     "the game is at seq {}, not {expected_seq}: read the events you missed (WatchGame after your seq) and decide again",
                     self.seq()
@@ -1363,7 +1364,7 @@ impl Actor {
         let same = action_from_wire(action).is_ok_and(|a| action_fingerprint(&a) == applied.action);
         if !same {
             return Some(Err(ApiError::invalid(
-                "REQUEST_ID_REUSED",
+                Reason::RequestIdReused,
                 "request_id",
                 format!(
                     "request id {request_id:?} was used for another action, applied at seq {}: \
@@ -1491,7 +1492,7 @@ impl Actor {
         if !self.creator.as_ref().is_some_and(|c| c.matches(token)) {
             return Err(ApiError::new(
                 Code::PermissionDenied,
-                "NOT_GAME_CREATOR",
+                Reason::NotGameCreator,
                 match self.creator {
                     Some(_) => format!(
                         "this token is not the creator token of game {}: only the creator_token \
@@ -1511,7 +1512,7 @@ impl Actor {
             Status::Playing => {
                 return Err(ApiError::new(
                     Code::FailedPrecondition,
-                    "GAME_STARTED",
+                    Reason::GameStarted,
                     format!(
                         "game {} has started (every seat was taken) and can no longer be \
                          cancelled: only a game waiting for players can; a started match ends \
@@ -1525,7 +1526,7 @@ impl Actor {
             Status::Finished => {
                 return Err(ApiError::new(
                     Code::FailedPrecondition,
-                    "GAME_FINISHED",
+                    Reason::GameFinished,
                     format!(
                         "game {} is over already: there is nothing to cancel",
                         self.id
@@ -1776,7 +1777,7 @@ impl Actor {
             let spectators = self.watchers.spectators.load(Ordering::Relaxed);
             if spectators >= self.config.max_spectators_per_game {
                 return Err(ApiError::exhausted(
-                    "TOO_MANY_WATCHERS",
+                    Reason::TooManyWatchers,
                     format!(
                         "game {} has {spectators} spectator streams, the most allowed: close one, or retry later",
                         self.id
@@ -1787,7 +1788,7 @@ impl Actor {
         }
         if after_seq > self.seq() {
             return Err(ApiError::invalid(
-                "BAD_SEQ",
+                Reason::BadSeq,
                 "after_seq",
                 format!("the game is at seq {}, before {after_seq}", self.seq()),
             ));
@@ -1884,7 +1885,7 @@ impl Actor {
         if self.status != Status::Finished {
             return Err(ApiError::new(
                 Code::FailedPrecondition,
-                "GAME_NOT_FINISHED",
+                Reason::GameNotFinished,
                 "only a finished game can be exported: watch it to the end first",
             ));
         }
@@ -2040,7 +2041,7 @@ pub fn check_time_control(tc: Option<&v1::TimeControl>, config: &Config) -> Resu
         return Ok(());
     }
     Err(ApiError::invalid(
-        "BAD_TIME_CONTROL",
+        Reason::BadTimeControl,
         "time_control.move_budget_ms",
         format!(
             "a move budget of {ms} ms is outside this server's bounds: send 0 (no time control) \
@@ -2299,11 +2300,14 @@ mod tests {
         assert_eq!(submits[0].as_ref(), Ok(&last.answer));
         assert!(!last.answer.events.is_empty());
         assert_eq!(submits[1].as_ref().map(|r| r.seq), Ok(last.answer.seq));
-        let reasons: Vec<&str> = submits[2..]
+        let reasons: Vec<Option<Reason>> = submits[2..]
             .iter()
-            .map(|r| r.as_ref().err().map_or("", |e| e.reason))
+            .map(|r| r.as_ref().err().map(|e| e.reason))
             .collect();
-        assert_eq!(reasons, ["REQUEST_ID_REUSED", "GAME_FINISHED"]);
+        assert_eq!(
+            reasons,
+            [Some(Reason::RequestIdReused), Some(Reason::GameFinished)]
+        );
         // Nothing was kept from the rebuilds, and the watches made no feed.
         assert!(actor.log.is_empty() && actor.record.is_empty() && actor.requests.is_empty());
         assert!(actor.live.is_none());
@@ -2405,7 +2409,7 @@ mod tests {
                 .await;
             assert_eq!(
                 answer.err().map(|e| e.reason),
-                Some("GAME_FINISHED"),
+                Some(Reason::GameFinished),
                 "{id:?}"
             );
         }
@@ -3017,7 +3021,7 @@ mod unplayed_tests {
         tokio::time::advance(DAY).await;
         assert_eq!(actor.next_deadline(), None);
         let refused = actor.join(Some(0), "late".into()).await.expect_err("over");
-        assert_eq!(refused.reason, "GAME_FINISHED");
+        assert_eq!(refused.reason, Reason::GameFinished);
     }
 
     // A started game without a time control ends, abandoned with no winner, a day after the
@@ -3334,7 +3338,7 @@ mod unplayed_tests {
         }
         let mut restored = new_game(config(), 0, expired.created_ms);
         let damaged = restored.replay(&entries).expect_err("refused");
-        assert_eq!(damaged.reason, "BAD_LOG");
+        assert_eq!(damaged.reason, Reason::BadLog);
     }
 
     // The creator token cancels a waiting game (CANCELLED), and a retry of the cancel is
@@ -3348,7 +3352,7 @@ mod unplayed_tests {
         for wrong in [Token::generate(), seat.clone()] {
             let refused = waiting.cancel(&wrong).await.expect_err("not the creator");
             assert_eq!(refused.code, Code::PermissionDenied);
-            assert_eq!(refused.reason, "NOT_GAME_CREATOR");
+            assert_eq!(refused.reason, Reason::NotGameCreator);
         }
         assert_eq!(waiting.status, Status::Waiting);
         let seq = waiting.seq();
@@ -3369,7 +3373,7 @@ mod unplayed_tests {
         join(&mut started, 1).await;
         let refused = started.cancel(&creator).await.expect_err("started");
         assert_eq!(refused.code, Code::FailedPrecondition);
-        assert_eq!(refused.reason, "GAME_STARTED");
+        assert_eq!(refused.reason, Reason::GameStarted);
         assert!(
             refused.message.contains("can no longer be cancelled"),
             "{}",
@@ -3378,7 +3382,7 @@ mod unplayed_tests {
         assert_eq!(started.status, Status::Playing);
         run_to_deadline(&mut started).await;
         let refused = started.cancel(&creator).await.expect_err("finished");
-        assert_eq!(refused.reason, "GAME_FINISHED");
+        assert_eq!(refused.reason, Reason::GameFinished);
         assert_eq!(
             slots.held(),
             0,
@@ -3391,7 +3395,7 @@ mod unplayed_tests {
             .cancel(&Token::generate())
             .await
             .expect_err("no creator");
-        assert_eq!(refused.reason, "NOT_GAME_CREATOR");
+        assert_eq!(refused.reason, Reason::NotGameCreator);
         assert!(
             refused
                 .message
@@ -3409,14 +3413,14 @@ mod unplayed_tests {
             .join(Some(2), String::new())
             .await
             .expect_err("no seat 2");
-        assert_eq!(refused.reason, "INVALID_SEAT");
+        assert_eq!(refused.reason, Reason::InvalidSeat);
         assert_eq!(refused.field.as_deref(), Some("seat"));
         assert!(refused.message.contains("0 to 1"), "{}", refused.message);
         let refused = actor
             .join(Some(1), String::new())
             .await
             .expect_err("no name");
-        assert_eq!(refused.reason, "MISSING_FIELD");
+        assert_eq!(refused.reason, Reason::MissingField);
         assert_eq!(refused.field.as_deref(), Some("display_name"));
         assert!(refused.message.contains("display_name is required"));
         assert_eq!(actor.seq(), 0, "nothing changed");

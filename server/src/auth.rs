@@ -13,6 +13,7 @@ use tonic::Code;
 use tonic::metadata::MetadataMap;
 
 use crate::errors::ApiError;
+use canasta_proto::Reason;
 
 /// A seat token.
 #[derive(Clone)]
@@ -156,7 +157,7 @@ pub fn require_token(metadata: &MetadataMap) -> Result<Token, ApiError> {
     token_of(metadata)?.ok_or_else(|| {
         ApiError::new(
             Code::Unauthenticated,
-            "MISSING_TOKEN",
+            Reason::MissingToken,
             "this call acts for a seat: send its token as `authorization: Bearer <token>` (JoinGame returns it)",
         )
     })
@@ -165,7 +166,7 @@ pub fn require_token(metadata: &MetadataMap) -> Result<Token, ApiError> {
 fn bad_header() -> ApiError {
     ApiError::new(
         Code::Unauthenticated,
-        "MALFORMED_TOKEN",
+        Reason::MalformedToken,
         "the authorization metadata must be `Bearer <token>` with the token JoinGame returned",
     )
 }
@@ -263,12 +264,12 @@ mod tests {
     fn authorization_metadata_is_read_strictly() {
         let mut m = MetadataMap::new();
         assert!(matches!(token_of(&m), Ok(None)));
-        assert_eq!(require_token(&m).unwrap_err().reason, "MISSING_TOKEN");
+        assert_eq!(require_token(&m).unwrap_err().reason, Reason::MissingToken);
         m.insert("authorization", "Bearer abc".parse().unwrap());
         assert_eq!(token_of(&m).unwrap().unwrap().as_str(), "abc");
         m.insert("authorization", "Basic abc".parse().unwrap());
-        assert_eq!(token_of(&m).unwrap_err().reason, "MALFORMED_TOKEN");
+        assert_eq!(token_of(&m).unwrap_err().reason, Reason::MalformedToken);
         m.insert("authorization", "Bearer ".parse().unwrap());
-        assert_eq!(token_of(&m).unwrap_err().reason, "MALFORMED_TOKEN");
+        assert_eq!(token_of(&m).unwrap_err().reason, Reason::MalformedToken);
     }
 }

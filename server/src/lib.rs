@@ -349,6 +349,9 @@ pub async fn serve(
     let reflection = || {
         tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(v1::FILE_DESCRIPTOR_SET)
+            // The types of the errors' details (google.rpc.ErrorInfo …), so that a generic
+            // client (grpcurl) decodes them from reflection alone.
+            .register_encoded_file_descriptor_set(canasta_proto::ERROR_DETAILS_FILE_DESCRIPTOR_SET)
             .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
     };
     let reflection_v1 = reflection().build_v1()?;

@@ -20,6 +20,7 @@ use tonic::{Code, Status};
 
 use crate::errors::ApiError;
 use crate::metrics::Metrics;
+use canasta_proto::Reason;
 
 /// How tonic's refusal of an oversized message begins.
 const TONIC_TOO_LARGE: &str = "Error, decoded message length too large";
@@ -74,7 +75,7 @@ where
                 .and_then(|s| refusal_of(s, limit));
             Ok(match too_large {
                 Some(e) => {
-                    metrics.error(crate::service::code_name(e.code), e.reason);
+                    metrics.error(crate::service::code_name(e.code), e.reason.as_str());
                     Status::from(e).into_http()
                 }
                 None => response,
@@ -108,7 +109,7 @@ fn malformed(e: &prost::DecodeError) -> ApiError {
     };
     ApiError::new(
         Code::InvalidArgument,
-        "MALFORMED_MESSAGE",
+        Reason::MalformedMessage,
         format!(
             "the request's bytes are not a protobuf message of its type ({why}): encode it with \
              a protobuf library from proto/canasta/v1/*.proto, or the server's reflection"
@@ -128,7 +129,7 @@ fn too_large(tonic_message: &str, limit: usize) -> ApiError {
         None => "more bytes".to_string(),
     };
     ApiError::exhausted(
-        "MESSAGE_TOO_LARGE",
+        Reason::MessageTooLarge,
         format!("the request has {size} than the limit of {limit}: send a smaller one"),
         Duration::from_secs(1),
     )
@@ -148,7 +149,7 @@ mod tests {
         let refusal = refusal_of(&status, 10).expect("a refusal");
         assert_eq!(
             (refusal.code, refusal.reason),
-            (Code::InvalidArgument, "MALFORMED_MESSAGE")
+            (Code::InvalidArgument, Reason::MalformedMessage)
         );
         assert!(
             refusal.message.contains(
@@ -167,7 +168,7 @@ mod tests {
             1 << 20,
         );
         assert_eq!(e.code, Code::ResourceExhausted);
-        assert_eq!(e.reason, "MESSAGE_TOO_LARGE");
+        assert_eq!(e.reason, Reason::MessageTooLarge);
         assert_eq!(
             e.message,
             "the request has 2000001 bytes, more than the limit of 1048576: send a smaller one"

@@ -27,6 +27,7 @@
 //! Unassigned code points are accepted too (they depend on the Unicode version the client uses).
 
 use crate::errors::ApiError;
+use canasta_proto::Reason;
 
 /// The most characters of a display name (after trimming spaces at its ends).
 pub const MAX_NAME_CHARS: usize = 40;
@@ -142,7 +143,7 @@ fn refused(c: char) -> Option<&'static str> {
 pub fn display_name(raw: &str) -> Result<String, ApiError> {
     if raw.is_empty() {
         return Err(ApiError::invalid(
-            "MISSING_FIELD",
+            Reason::MissingField,
             "display_name",
             format!(
                 "display_name is required: send the name to show for the seat, 1 to \
@@ -154,7 +155,7 @@ pub fn display_name(raw: &str) -> Result<String, ApiError> {
     let count = name.chars().count();
     if count == 0 || count > MAX_NAME_CHARS {
         return Err(ApiError::invalid(
-            "BAD_DISPLAY_NAME",
+            Reason::BadDisplayName,
             "display_name",
             format!(
                 "a display name has 1 to {MAX_NAME_CHARS} visible characters (this one has \
@@ -168,7 +169,7 @@ pub fn display_name(raw: &str) -> Result<String, ApiError> {
         .find_map(|(i, c)| refused(c).map(|what| (i, c, what)))
     {
         return Err(ApiError::invalid(
-            "BAD_DISPLAY_NAME",
+            Reason::BadDisplayName,
             "display_name",
             format!(
                 "character {} of the display name is U+{:04X}, {what}: a name may not hold \
@@ -266,7 +267,12 @@ mod tests {
             for &c in *chars {
                 let name = format!("An{c}n");
                 let e = display_name(&name).unwrap_err();
-                assert_eq!(e.reason, "BAD_DISPLAY_NAME", "{class}: U+{:04X}", c as u32);
+                assert_eq!(
+                    e.reason,
+                    Reason::BadDisplayName,
+                    "{class}: U+{:04X}",
+                    c as u32
+                );
                 assert!(
                     e.message.contains(&format!(
                         "character 3 of the display name is U+{:04X}",
@@ -293,7 +299,7 @@ mod tests {
     fn empty_and_long_names_are_refused_with_the_count() {
         // No name at all: the field is required, and the message says so.
         let e = display_name("").unwrap_err();
-        assert_eq!(e.reason, "MISSING_FIELD");
+        assert_eq!(e.reason, Reason::MissingField);
         assert_eq!(e.field.as_deref(), Some("display_name"));
         assert!(
             e.message.contains("display_name is required"),
@@ -303,7 +309,7 @@ mod tests {
         // A name of spaces only is a name without a visible character.
         for name in ["   ", "\u{3000}"] {
             let e = display_name(name).unwrap_err();
-            assert_eq!(e.reason, "BAD_DISPLAY_NAME");
+            assert_eq!(e.reason, Reason::BadDisplayName);
             assert!(e.message.contains("this one has 0"), "{}", e.message);
         }
         let e = display_name(&"x".repeat(100_000)).unwrap_err();

@@ -26,6 +26,7 @@ use tokio::sync::watch;
 
 use crate::auth::TokenId;
 use crate::errors::ApiError;
+use canasta_proto::Reason;
 
 /// How often budgets left full are dropped. A budget is full again `2 / rate` seconds after
 /// its last request (2 s for the default ones); until a sweep it costs a map entry.
@@ -217,7 +218,7 @@ pub async fn keep_swept<C: Clock>(
 pub fn rate_limited(client: &Client, rate: f64, wait: Duration) -> ApiError {
     let wait = round_up_to_ms(wait);
     ApiError::exhausted(
-        "RATE_LIMITED",
+        Reason::RateLimited,
         format!(
             "{} sends more than {rate} requests per second: wait {} ms and retry",
             client.describe(),
@@ -275,7 +276,7 @@ impl StreamLimiter {
         let n = open.entry(client.clone()).or_insert(0);
         if *n >= limit {
             return Err(ApiError::exhausted(
-                "TOO_MANY_WATCHERS",
+                Reason::TooManyWatchers,
                 format!(
                     "{} has {limit} watch streams open, the most allowed: close one, then retry",
                     client.describe()
@@ -319,7 +320,7 @@ mod tests {
             limits.charge_token(t.id()).unwrap();
         }
         let err = limits.charge_token(t.id()).unwrap_err();
-        assert_eq!(err.reason, "RATE_LIMITED");
+        assert_eq!(err.reason, Reason::RateLimited);
         assert_eq!(err.retry_after, Some(Duration::from_millis(100)));
         assert!(!err.message.contains(t.as_str()), "the token never shows");
         assert!(err.message.contains("wait 100 ms"), "{}", err.message);
@@ -351,7 +352,7 @@ mod tests {
         limits.charge_address(a).unwrap();
         limits.charge_address(a).unwrap();
         let err = limits.charge_address(a).unwrap_err();
-        assert_eq!(err.reason, "RATE_LIMITED");
+        assert_eq!(err.reason, Reason::RateLimited);
         assert_eq!(err.retry_after, Some(Duration::from_secs(1)));
         assert!(err.message.contains("192.0.2.1"), "{}", err.message);
         limits.charge_address(b).unwrap();
@@ -480,10 +481,16 @@ mod tests {
         let addr = Client::Address("192.0.2.1".parse().unwrap());
         let first = limiter.open(&seat).unwrap();
         let _second = limiter.open(&seat).unwrap();
-        assert_eq!(limiter.open(&seat).unwrap_err().reason, "TOO_MANY_WATCHERS");
+        assert_eq!(
+            limiter.open(&seat).unwrap_err().reason,
+            Reason::TooManyWatchers
+        );
         let _o = limiter.open(&other).unwrap();
         let _a = limiter.open(&addr).unwrap();
-        assert_eq!(limiter.open(&addr).unwrap_err().reason, "TOO_MANY_WATCHERS");
+        assert_eq!(
+            limiter.open(&addr).unwrap_err().reason,
+            Reason::TooManyWatchers
+        );
         drop(first);
         assert_eq!(limiter.count(&seat), 1);
         let _third = limiter.open(&seat).unwrap();

@@ -17,6 +17,7 @@ use crate::config::Config;
 use crate::errors::ApiError;
 use crate::metrics::Metrics;
 use crate::store::{DamagedGame, Store, StoredGame};
+use canasta_proto::Reason;
 
 /// Most games one ListGames page holds.
 const MAX_PAGE: usize = 500;
@@ -222,7 +223,7 @@ impl Registry {
         // creation fails.
         let slot = self.slots.try_take().ok_or_else(|| {
             ApiError::exhausted(
-                "TOO_MANY_GAMES",
+                Reason::TooManyGames,
                 format!(
                     "the server holds {} unfinished games, its limit: retry later, when games have finished",
                     self.config.max_games
@@ -236,7 +237,7 @@ impl Registry {
             && v1::TimeoutPolicy::try_from(tc.policy).is_err()
         {
             return Err(ApiError::invalid(
-                "INVALID_ENUM",
+                Reason::InvalidEnum,
                 "time_control.policy",
                 format!(
                     "policy {} is not a TimeoutPolicy: send TIMEOUT_POLICY_FALLBACK_MOVE or TIMEOUT_POLICY_FORFEIT",
@@ -265,7 +266,7 @@ impl Registry {
             .map_err(|e| {
                 ApiError::new(
                     Code::Unavailable,
-                    "STORAGE_FAILED",
+                    Reason::StorageFailed,
                     format!("{e}: retry later"),
                 )
             })?;
@@ -283,7 +284,7 @@ impl Registry {
     pub fn get(&self, id: &str) -> Result<GameHandle, ApiError> {
         if id.is_empty() {
             return Err(ApiError::invalid(
-                "MISSING_FIELD",
+                Reason::MissingField,
                 "game_id",
                 "game_id is required: name a game (ListGames lists them)",
             ));
@@ -294,7 +295,7 @@ impl Registry {
         if self.damaged.read().expect("not poisoned").contains_key(id) {
             return Err(ApiError::new(
                 Code::DataLoss,
-                "BAD_LOG",
+                Reason::BadLog,
                 format!(
                     "game {id} cannot be served: its stored log is damaged and would not replay \
                      to the game that was played; the server's log says what is wrong. Ask the \
@@ -338,7 +339,7 @@ impl Registry {
                 Ok(n) if n <= order.len() => n,
                 _ => {
                     return Err(ApiError::invalid(
-                        "BAD_PAGE_TOKEN",
+                        Reason::BadPageToken,
                         "page_token",
                         "page_token must be a next_page_token from an earlier answer",
                     ));

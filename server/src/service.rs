@@ -17,10 +17,11 @@ use tonic::{Code, Request, Response, Status};
 use crate::actor::{Command, GameHandle, Item, PromptItem, Subscription};
 use crate::auth::{Token, TokenId, require_token, token_of};
 use crate::config::Config;
-use crate::errors::ApiError;
+use crate::errors::{ApiError, retry_after_ms};
 use crate::metrics::Metrics;
 use crate::ratelimit::{Client, RequestLimits, StreamLimiter, StreamSlot, keep_swept};
 use crate::registry::Registry;
+use canasta_proto::Reason;
 
 /// The `canasta.v1.CanastaService` implementation.
 pub struct Service {
@@ -80,7 +81,7 @@ impl Service {
 
     /// Counts a refused request and turns it into a status.
     fn fail(&self, e: ApiError) -> Status {
-        self.metrics.error(code_name(e.code), e.reason);
+        self.metrics.error(code_name(e.code), e.reason.as_str());
         e.into()
     }
 
@@ -92,7 +93,7 @@ impl Service {
         if *self.shutdown.borrow() {
             return Err(ApiError::new(
                 Code::Unavailable,
-                "SHUTTING_DOWN",
+                Reason::ShuttingDown,
                 "the server is shutting down and takes no new request (this one changed nothing): \
                  retry against the restarted server",
             ));
@@ -235,7 +236,7 @@ impl CanastaService for Service {
         let token = token.ok_or_else(|| {
             self.fail(ApiError::new(
                 Code::Unauthenticated,
-                "MISSING_TOKEN",
+                Reason::MissingToken,
                 "CancelGame needs the game's creator token: send `authorization: Bearer \
                  <creator_token>` with the creator_token CreateGame returned",
             ))
@@ -255,7 +256,7 @@ impl CanastaService for Service {
         let r = request.into_inner();
         let status = v1::GameStatus::try_from(r.status).map_err(|_| {
             self.fail(ApiError::invalid(
-                "INVALID_ENUM",
+                Reason::InvalidEnum,
                 "status",
                 format!("status {} is not a GameStatus", r.status),
             ))
@@ -355,7 +356,7 @@ impl CanastaService for Service {
         let r = request.into_inner();
         let action = r.action.ok_or_else(|| {
             self.fail(ApiError::invalid(
-                "MISSING_FIELD",
+                Reason::MissingField,
                 "action",
                 "action is required",
             ))
@@ -376,7 +377,7 @@ impl CanastaService for Service {
             },
             Err(e) => v1::CheckActionResponse {
                 legal: false,
-                reason: e.code().to_string(),
+                reason: Reason::from(&e).as_str().to_string(),
                 message: e.to_string(),
             },
         }))
@@ -432,7 +433,7 @@ impl CanastaService for Service {
                 self.charge(peer, None, None).map_err(|e| self.fail(e))?;
                 return Err(self.fail(ApiError::new(
                     Code::DeadlineExceeded,
-                    "PLAY_NOT_OPENED",
+                    Reason::PlayNotOpened,
                     format!(
                         "no `watch` came within {wait:?} of the Play call's start: send the \
                          opening message first, at once"
@@ -448,7 +449,7 @@ impl CanastaService for Service {
             _ => {
                 self.charge(peer, None, None).map_err(|e| self.fail(e))?;
                 return Err(self.fail(ApiError::invalid(
-                    "PLAY_NOT_OPENED",
+                    Reason::PlayNotOpened,
                     "watch",
                     "the first request of a Play stream must be `watch` (the game, and what the \
                      stream carries); send it, then the actions as `submit`",
@@ -538,7 +539,7 @@ impl CanastaService for Service {
         self.admit_no_game(&request).map_err(|e| self.fail(e))?;
         let rules = request.into_inner().rules.ok_or_else(|| {
             self.fail(ApiError::invalid(
-                "MISSING_FIELD",
+                Reason::MissingField,
                 "rules",
                 "rules is required",
             ))
@@ -606,7 +607,7 @@ impl Plays {
                     let refusal = crate::message_limit::refusal_of(&status, self.max_message_bytes);
                     let status = match refusal {
                         Some(e) => {
-                            self.metrics.error(code_name(e.code), e.reason);
+                            self.metrics.error(code_name(e.code), e.reason.as_str());
                             Status::from(e)
                         }
                         None => status,
@@ -622,7 +623,7 @@ impl Plays {
                 Some(v1::play_request::Kind::Watch(_)) => (
                     String::new(),
                     Err(ApiError::invalid(
-                        "PLAY_ALREADY_OPEN",
+                        Reason::PlayAlreadyOpen,
                         "watch",
                         "this Play stream is already open: send actions as `submit` (to watch \
                          from another seq, open another stream)",
@@ -631,7 +632,7 @@ impl Plays {
                 None => (
                     String::new(),
                     Err(ApiError::invalid(
-                        "MISSING_FIELD",
+                        Reason::MissingField,
                         "kind",
                         "a Play request carries `watch` (the first) or `submit`",
                     )),
@@ -644,7 +645,7 @@ impl Plays {
                     error: None,
                 },
                 Err(e) => {
-                    self.metrics.error(code_name(e.code), e.reason);
+                    self.metrics.error(code_name(e.code), e.reason.as_str());
                     v1::PlayResult {
                         request_id,
                         seq: None,
@@ -671,7 +672,7 @@ impl Plays {
         self.limits.charge_token(self.token_id)?;
         if !s.game_id.is_empty() && s.game_id != self.game_id {
             return Err(ApiError::invalid(
-                "WRONG_GAME",
+                Reason::WrongGame,
                 "submit.game_id",
                 format!(
                     "this Play stream plays game {}, not {}: leave game_id empty, or open a \
@@ -696,7 +697,7 @@ async fn submit_to(
 ) -> Result<v1::SubmitActionResponse, ApiError> {
     let action = r
         .action
-        .ok_or_else(|| ApiError::invalid("MISSING_FIELD", "action", "action is required"))?;
+        .ok_or_else(|| ApiError::invalid(Reason::MissingField, "action", "action is required"))?;
     handle
         .ask(|reply| Command::Submit {
             token,
@@ -714,12 +715,10 @@ fn play_error(e: ApiError) -> v1::PlayError {
     v1::PlayError {
         code: e.code as i32,
         message: e.message,
-        reason: e.reason.to_string(),
+        reason: e.reason.as_str().to_string(),
         field: e.field.unwrap_or_default(),
-        // Rounded up: a wait under a millisecond is still a wait (0 would say none was given).
-        retry_after_ms: e
-            .retry_after
-            .map_or(0, |d| d.as_nanos().div_ceil(1_000_000) as u64),
+        // 0: none given.
+        retry_after_ms: e.retry_after.map_or(0, retry_after_ms),
         metadata: e
             .metadata
             .into_iter()
@@ -931,8 +930,8 @@ impl<O: StreamOut> Watch<O> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::errors::reason_of;
     use crate::store::Store;
+    use canasta_proto::reason::reason_of;
     use std::time::Duration;
 
     fn authed<T>(message: T, token: &str) -> Request<T> {
@@ -950,18 +949,18 @@ mod tests {
     #[test]
     fn a_play_refusal_rounds_its_retry_delay_up_to_a_millisecond() {
         let wait = |d: Duration| {
-            play_error(ApiError::exhausted("RATE_LIMITED", "slow down", d)).retry_after_ms
+            play_error(ApiError::exhausted(Reason::RateLimited, "slow down", d)).retry_after_ms
         };
         assert_eq!(wait(Duration::from_micros(300)), 1);
         assert_eq!(wait(Duration::from_millis(5)), 5);
         assert_eq!(wait(Duration::from_micros(5_001)), 6);
-        let other = play_error(ApiError::new(Code::Aborted, "STALE_SEQ", "moved on"));
+        let other = play_error(ApiError::new(Code::Aborted, Reason::StaleSeq, "moved on"));
         assert_eq!(other.retry_after_ms, 0, "none given");
     }
 
     fn assert_shutting_down(status: Status) {
         assert_eq!(status.code(), Code::Unavailable, "{status:?}");
-        assert_eq!(reason_of(&status).as_deref(), Some("SHUTTING_DOWN"));
+        assert_eq!(reason_of(&status), Some(Reason::ShuttingDown));
         assert!(status.message().contains("retry"), "{}", status.message());
     }
 

@@ -128,9 +128,9 @@ async fn client_of(current: &Current) -> Client {
 /// True if a failed call says the server went away (killed, or not up yet) rather than
 /// refusing the request: such a call is retried on the next server.
 fn server_gone(status: &Status) -> bool {
-    let reason = canasta_server::errors::reason_of(status).unwrap_or_default();
-    match reason.as_str() {
-        "" => matches!(
+    use canasta_proto::Reason;
+    match canasta_proto::reason::raw_reason_of(status) {
+        None => matches!(
             status.code(),
             Code::Unavailable
                 | Code::Unknown
@@ -138,8 +138,10 @@ fn server_gone(status: &Status) -> bool {
                 | Code::Internal
                 | Code::DeadlineExceeded
         ),
-        "STORAGE_FAILED" | "SHUTTING_DOWN" => true,
-        _ => false,
+        Some(r) => matches!(
+            Reason::parse(&r),
+            Some(Reason::StorageFailed | Reason::ShuttingDown)
+        ),
     }
 }
 

@@ -542,8 +542,8 @@ async fn a_damaged_game_is_named_in_the_log_with_its_database() {
         .expect_err("not served");
     assert_eq!(status.code(), tonic::Code::DataLoss, "{status:?}");
     assert_eq!(
-        canasta_server::errors::reason_of(&status).as_deref(),
-        Some("BAD_LOG")
+        canasta_proto::reason::reason_of(&status),
+        Some(canasta_proto::Reason::BadLog)
     );
     let exited = tokio::task::spawn_blocking(move || server.terminate())
         .await

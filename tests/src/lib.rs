@@ -275,9 +275,9 @@ pub async fn join_all(client: &mut Client, game: &v1::GameSummary) -> Vec<String
     tokens
 }
 
-/// The reason code of an error status.
+/// The reason of an error status, as the wire spells it (empty if it carries none).
 pub fn reason(status: &Status) -> String {
-    canasta_server::errors::reason_of(status).unwrap_or_default()
+    canasta_proto::reason::raw_reason_of(status).unwrap_or_default()
 }
 
 /// Reads the next message of a watch stream, with a time limit.

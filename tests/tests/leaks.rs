@@ -293,6 +293,16 @@ fn status_texts(status: &Status) -> Vec<String> {
             texts.push(v.description);
         }
     }
+    // The plain metadata that repeats the details (canasta-reason, canasta-seq …).
+    for entry in status.metadata().iter() {
+        if let tonic::metadata::KeyAndValueRef::Ascii(key, value) = entry
+            && key
+                .as_str()
+                .starts_with(canasta_proto::reason::METADATA_PREFIX)
+        {
+            texts.push(value.to_str().unwrap_or_default().to_string());
+        }
+    }
     texts
 }
 
