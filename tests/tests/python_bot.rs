@@ -761,7 +761,7 @@ async fn the_python_bot_plays_on_with_its_token_after_a_restart() {
 }
 
 /// The bot's error handling reads what the server sends: the reason of each refusal
-/// (`error_reason`), the delay of a rate limit (`retry_delay`), and `Seat.call` gets through a
+/// (`error_reason`, and the same from the plain metadata `canasta-reason`), the delay of a rate limit (`retry_delay`), and `Seat.call` gets through a
 /// rate limit by waiting as told.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_python_bot_reads_the_reasons_of_the_servers_errors() {
@@ -822,6 +822,9 @@ def refused(what, call):
         call()
     except grpc.RpcError as err:
         delay = " delay" if bot.retry_delay(err, 0) > 0 else ""
+        # The plain metadata (docs/bots.md) says what the ErrorInfo says.
+        plain = dict(err.trailing_metadata()).get("canasta-reason", "")
+        assert plain == bot.error_reason(err), (what, plain, bot.error_reason(err))
         print(what, err.code().name, bot.error_reason(err) + delay)
         return
     print(what, "accepted")
@@ -864,7 +867,8 @@ print("waited 30 views")
 "#;
 
 /// `docs/bots.md` speaks of the tested bot and of the protocol as it is: its Python examples are
-/// taken verbatim from `bot.py`, its JSON examples parse as the canasta.v1 messages they name
+/// taken verbatim from `bot.py` (its JavaScript ones from the tested Node.js client,
+/// `tests/node/reasons.js`), its JSON examples parse as the canasta.v1 messages they name
 /// (with an example of every action kind), every `bot.py` flag it uses exists, and it covers
 /// every error reason of `docs/protocol.md`.
 #[test]
@@ -886,6 +890,21 @@ fn the_bot_authors_guide_matches_the_bot_and_the_protocol() {
         );
     }
     assert!(python >= 5, "the guide shows the bot's code");
+
+    // JavaScript examples: verbatim excerpts of the tested Node.js client.
+    let node_client = fs::read_to_string(root().join("tests").join("node").join("reasons.js"))
+        .expect("tests/node/reasons.js");
+    let node_lines: Vec<&str> = node_client.lines().collect();
+    let mut js = 0;
+    for b in blocks.iter().filter(|b| b.lang == "js") {
+        js += 1;
+        assert!(
+            is_excerpt(&b.text, &node_lines),
+            "this example of docs/bots.md is not in tests/node/reasons.js:\n{}",
+            b.text
+        );
+    }
+    assert!(js >= 2, "the guide shows how Node.js reads a reason");
 
     // Shell examples: every flag given to bot.py exists in bot.py.
     for b in blocks.iter().filter(|b| b.lang == "sh") {

@@ -273,7 +273,12 @@ async fn limits_carry_their_reason_and_retry_delay_as_plain_metadata() {
         .expect("a message")
         .expect("the first event");
     let oversized = v1::PlayRequest {
-        kind: Some(v1::play_request::Kind::Submit(submit(&id, 0, &huge, draw()))),
+        kind: Some(v1::play_request::Kind::Submit(submit(
+            &id,
+            0,
+            &huge,
+            draw(),
+        ))),
     };
     tx.send(oversized).await.unwrap();
     let status = loop {
@@ -377,8 +382,9 @@ async fn reflection_serves_the_error_detail_types_and_they_decode_the_details() 
         let found = reflection.files_for(symbol).await;
         let (package, name) = symbol.rsplit_once('.').expect("a package");
         assert!(
-            found.values().any(|f| f.package() == package
-                && f.message_type.iter().any(|m| m.name() == name)),
+            found
+                .values()
+                .any(|f| f.package() == package && f.message_type.iter().any(|m| m.name() == name)),
             "the answer for {symbol} defines it: {:?}",
             found.keys().collect::<Vec<_>>()
         );
@@ -422,7 +428,10 @@ async fn reflection_serves_the_error_detail_types_and_they_decode_the_details() 
         ["reason=BAD_DISPLAY_NAME", "domain=canasta.v1"]
     );
     assert_eq!(details["google.rpc.BadRequest"], ["field=display_name"]);
-    assert_eq!(status.metadata().get("canasta-reason").unwrap(), "BAD_DISPLAY_NAME");
+    assert_eq!(
+        status.metadata().get("canasta-reason").unwrap(),
+        "BAD_DISPLAY_NAME"
+    );
 
     let (id, tokens, _, _) = started(&mut client, 10).await;
     let view = || {
@@ -454,7 +463,8 @@ fn decode_details(pool: &DescriptorPool, status: &Status) -> BTreeMap<String, Ve
     let rpc_status = pool
         .get_message_by_name("google.rpc.Status")
         .expect("google.rpc.Status");
-    let decoded = DynamicMessage::decode(rpc_status, status.details()).expect("a google.rpc.Status");
+    let decoded =
+        DynamicMessage::decode(rpc_status, status.details()).expect("a google.rpc.Status");
     assert_eq!(
         decoded.get_field_by_name("code").unwrap().as_i32(),
         Some(status.code() as i32)
@@ -498,7 +508,11 @@ fn decode_details(pool: &DescriptorPool, status: &Status) -> BTreeMap<String, Ve
                     other => panic!("{f}: {other:?}"),
                 };
                 assert!(part("seconds") > 0 || part("nanos") > 0, "a delay");
-                fields.push(format!("retry_delay={}s{}ns", part("seconds"), part("nanos")));
+                fields.push(format!(
+                    "retry_delay={}s{}ns",
+                    part("seconds"),
+                    part("nanos")
+                ));
             }
             other => panic!("an unexpected detail {other}"),
         }
@@ -575,7 +589,10 @@ fn the_protocol_documents_every_reason_and_no_other() {
     // The plain metadata is documented with them.
     let protocol = fs::read_to_string(root().join("docs").join("protocol.md")).unwrap();
     for key in ["canasta-reason", "canasta-retry-after-ms", "canasta-seq"] {
-        assert!(protocol.contains(&format!("`{key}`")), "{key} is documented");
+        assert!(
+            protocol.contains(&format!("`{key}`")),
+            "{key} is documented"
+        );
     }
 }
 
@@ -637,7 +654,10 @@ fn reasons_named_in(dir: &Path, found: &mut BTreeMap<String, Vec<String>>) {
 #[test]
 fn every_reason_is_sent_by_some_code() {
     let mut named = BTreeMap::new();
-    for dir in [root().join("server").join("src"), root().join("proto").join("src")] {
+    for dir in [
+        root().join("server").join("src"),
+        root().join("proto").join("src"),
+    ] {
         reasons_named_in(&dir, &mut named);
     }
     let never: Vec<&str> = Reason::ALL
@@ -651,7 +671,11 @@ fn every_reason_is_sent_by_some_code() {
          docs), or send them"
     );
     // The scan reads what it should: the reasons of the service and of the rules' mapping.
-    assert!(named["GameNotFound"].iter().any(|f| f.ends_with("errors.rs")));
+    assert!(
+        named["GameNotFound"]
+            .iter()
+            .any(|f| f.ends_with("errors.rs"))
+    );
     assert!(named["PileFrozen"].iter().any(|f| f.ends_with("reason.rs")));
     let known: BTreeSet<String> = Reason::ALL.iter().map(|r| format!("{r:?}")).collect();
     for name in named.keys() {
