@@ -155,10 +155,12 @@ fn plain_metadata(e: &ApiError) -> MetadataMap {
     m
 }
 
-/// A retry delay as the wire gives it outside RetryInfo: whole milliseconds, rounded up (a
-/// wait under a millisecond is still a wait: 0 would say none was given).
+/// A retry delay as the wire gives it outside RetryInfo: whole milliseconds, rounded up, at
+/// least 1 (a wait under a millisecond is still a wait: 0 would say none was given).
 pub fn retry_after_ms(retry: Duration) -> u64 {
-    u64::try_from(retry.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX)
+    u64::try_from(retry.as_nanos().div_ceil(1_000_000))
+        .unwrap_or(u64::MAX)
+        .max(1)
 }
 
 #[cfg(test)]
@@ -202,6 +204,7 @@ mod tests {
 
     #[test]
     fn retry_delays_round_up_to_whole_milliseconds() {
+        assert_eq!(retry_after_ms(Duration::ZERO), 1, "a delay is given");
         assert_eq!(retry_after_ms(Duration::from_nanos(1)), 1);
         assert_eq!(retry_after_ms(Duration::from_millis(250)), 250);
         assert_eq!(retry_after_ms(Duration::MAX), u64::MAX);
