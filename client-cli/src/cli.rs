@@ -24,7 +24,19 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Play a game in the terminal against built-in bots or other players.
+    ///
+    /// On a server, the seat's token is shown when you join: `quit` keeps your seat, and
+    /// `canasta play --game GAME --token TOKEN` takes you back to it.
     Play(PlayArgs),
+    /// List the server's games, newest first: status, rules, seats and who holds them, when
+    /// each was created, and the scores.
+    Games(GamesArgs),
+    /// Create a game on the server and print its id; with --bots, seat built-in bots in some
+    /// of its seats and play them to the end of the match.
+    Create(CreateArgs),
+    /// Watch a game live in the terminal, as a spectator (or as a seat, with its token), to the
+    /// end of the match. A dropped connection is resumed from the last event shown.
+    Watch(WatchArgs),
     /// Attach a built-in bot to a seat of a game on a server and play it to the end.
     ///
     /// The bot watches and acts over one Play call (with --unary, a WatchGame stream and a
@@ -82,11 +94,20 @@ pub struct PlayArgs {
     #[arg(long)]
     pub local: bool,
     /// Join this game instead of creating one.
-    #[arg(long)]
+    #[arg(long, value_parser = game_id)]
     pub game: Option<String>,
     /// The seat to take (the lowest free one if unset).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "token")]
     pub seat: Option<u32>,
+    /// Come back to the seat this token holds (shown when you joined it): a secret, like a
+    /// password. Read from the environment variable CANASTA_TOKEN when --game is given
+    /// without --token or --seat.
+    #[arg(long, requires = "game", conflicts_with = "local")]
+    pub token: Option<String>,
+    /// Keep the seat's token in this file, readable by you only: written when you take a new
+    /// seat, and read to come back to the seat when the file exists (with --game).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["local", "token"])]
+    pub token_file: Option<PathBuf>,
     /// Your display name.
     #[arg(long, default_value = "you")]
     pub name: String,
@@ -96,9 +117,10 @@ pub struct PlayArgs {
     /// The seed of a new game.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// The built-in bot that takes the other seats of a new game.
-    #[arg(long, default_value = "greedy", value_parser = bots())]
-    pub bot: String,
+    /// The built-in bot that takes the other seats of a new game (greedy unless set). With
+    /// --game, the bot that takes every seat of the game still free.
+    #[arg(long, value_parser = bots())]
+    pub bot: Option<String>,
     /// Stop after this many deals (0: play the match to its end).
     #[arg(long, default_value_t = 0)]
     pub deals: u32,
@@ -116,8 +138,8 @@ pub struct BotArgs {
     /// The bot.
     #[arg(long, default_value = "greedy", value_parser = bots())]
     pub bot: String,
-    /// The game to play.
-    #[arg(long)]
+    /// The game to play (`canasta games` lists them).
+    #[arg(long, value_parser = game_id)]
     pub game: String,
     /// The seat to take (the lowest free one if unset).
     #[arg(long, conflicts_with = "token")]
@@ -146,6 +168,116 @@ pub struct BotArgs {
     /// a bot without Play does), instead of watching and acting over one Play call.
     #[arg(long)]
     pub unary: bool,
+}
+
+/// `canasta games`.
+#[derive(Debug, Args)]
+pub struct GamesArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Only the games of this status.
+    #[arg(long, value_enum)]
+    pub status: Option<StatusFilter>,
+    /// List at most this many games, the newest (all of them if unset).
+    #[arg(long, value_parser = positive::<usize>)]
+    pub limit: Option<usize>,
+    /// Print one JSON array of the games, each an object (game_id, status, preset, players,
+    /// options, seats, seats_taken, seats_free, created_unix_ms, created, seq, time_control,
+    /// result), instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A game status to filter on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StatusFilter {
+    /// Waiting for players.
+    Waiting,
+    /// Being played.
+    Playing,
+    /// Over.
+    Finished,
+}
+
+/// `canasta create`.
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// The rules.
+    #[command(flatten)]
+    pub rules: RuleArgs,
+    /// The seed of the shuffles and of the first dealer (the server picks one if unset).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// The time each seat has for each of its moves, e.g. 30s, 1500ms or 2m (no time control
+    /// if unset). The server refuses a budget outside its floor and ceiling.
+    #[arg(long, value_name = "DURATION", value_parser = move_budget)]
+    pub move_budget: Option<u64>,
+    /// What happens when a seat's move time runs out: the server's fallback bot makes a safe
+    /// move for it, or its side forfeits the match.
+    #[arg(long, value_enum, default_value_t = TimeoutPolicy::Fallback, requires = "move_budget")]
+    pub timeout_policy: TimeoutPolicy,
+    /// The score each side starts from, one per side, comma separated (e.g. 1500,-200), to
+    /// continue a match.
+    #[arg(
+        long,
+        value_name = "SCORES",
+        value_parser = score,
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
+    pub start_scores: Vec<i32>,
+    /// Built-in bots by seat from seat 0, comma separated, `-` for a seat left free for a
+    /// player (e.g. -,greedy,-,random: bots in seats 1 and 3); the seats after the list are
+    /// free too. The bots play from this command, which then runs to the end of the match.
+    #[arg(long, value_name = "SEATS", value_parser = seat_bot_list, allow_hyphen_values = true)]
+    pub bots: Option<String>,
+    /// Print the new game's summary as one JSON object (the fields of `canasta games
+    /// --json`) instead of its id.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--timeout-policy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TimeoutPolicy {
+    /// The server's fallback bot moves for the seat: draw, discard its safest card, answer
+    /// no, decline the pile.
+    Fallback,
+    /// The seat's side forfeits the match.
+    Forfeit,
+}
+
+/// `canasta watch`.
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// The game (`canasta games` lists them).
+    #[arg(value_parser = game_id)]
+    pub game: String,
+    /// Watch as the seat this token holds (its own cards shown) instead of as a spectator.
+    #[arg(long)]
+    pub token: Option<String>,
+    /// Show every event from the first (the game so far, then live) instead of the table as
+    /// it is now and the live events.
+    #[arg(long)]
+    pub from_start: bool,
+    /// Print one JSON object per event, a line each (seq, kind, seat, text; score for a deal's
+    /// end, result for the match's), instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// How long to keep trying to reach the server again after the connection drops (the
+    /// watch then resumes from the last event it showed), in seconds.
+    #[arg(long, default_value_t = 60, value_parser = positive::<u64>)]
+    pub reconnect_secs: u64,
+    /// Colours and suit symbols (auto: on a terminal).
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
 }
 
 /// `canasta match`.
@@ -205,7 +337,8 @@ pub struct ExportArgs {
     /// The server.
     #[command(flatten)]
     pub server: ServerArgs,
-    /// The game.
+    /// The game (`canasta games --status finished` lists the finished ones).
+    #[arg(value_parser = game_id)]
     pub game: String,
     /// Write to this file instead of standard output.
     #[arg(long)]
@@ -357,6 +490,62 @@ fn bot_list(text: &str) -> Result<String, String> {
     Ok(text.to_string())
 }
 
+/// A game id: not empty.
+fn game_id(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err("name a game: `canasta games` lists the server's games".into());
+    }
+    Ok(text.to_string())
+}
+
+/// A move budget in milliseconds, from a duration (`30s`, `1500ms`, `2m`).
+fn move_budget(text: &str) -> Result<u64, String> {
+    let d = crate::loadtest::parse_duration(text)?;
+    match u64::try_from(d.as_millis()) {
+        Ok(ms) if ms >= 1 => Ok(ms),
+        _ => Err(format!(
+            "{text:?} is not a move budget: give at least 1ms, e.g. 30s"
+        )),
+    }
+}
+
+/// A start score.
+fn score(text: &str) -> Result<i32, String> {
+    text.trim().parse::<i32>().map_err(|_| {
+        format!("{text:?} is not a score: give one per side, comma separated, e.g. 1500,-200")
+    })
+}
+
+/// Built-in bots by seat, `-` for a free seat.
+fn seat_bot_list(text: &str) -> Result<String, String> {
+    let seats: Vec<&str> = text.split(',').map(str::trim).collect();
+    for name in &seats {
+        if *name != "-" && !BOT_NAMES.contains(name) {
+            return Err(format!(
+                "there is no bot {name:?}: name a bot from {} for each seat, or - to leave it free, separated by commas",
+                BOT_NAMES.join(", ")
+            ));
+        }
+    }
+    if seats.iter().all(|s| *s == "-") {
+        return Err(format!(
+            "{text:?} seats no bot: name a bot from {} for some seats",
+            BOT_NAMES.join(", ")
+        ));
+    }
+    Ok(text.to_string())
+}
+
+/// The bots `--bots` of `canasta create` seats: (seat, bot) for each seat not left free.
+pub fn seated_bots(list: &str) -> Vec<(u32, String)> {
+    list.split(',')
+        .map(str::trim)
+        .enumerate()
+        .filter(|(_, name)| *name != "-")
+        .map(|(seat, name)| (seat as u32, name.to_string()))
+        .collect()
+}
+
 /// A rule option override, NAME=VALUE, whose name exists and whose value reads.
 fn rule_option(text: &str) -> Result<String, String> {
     let (name, value) = text.split_once('=').ok_or_else(|| {
@@ -427,13 +616,45 @@ pub fn check(cli: &Cli) -> Result<(), (&'static str, String)> {
             let rules = rules_of(&a.rules).map_err(|e| ("match", e))?;
             seat_bots(&rules, &a.bots, a.seat_bots.as_deref()).map_err(|e| ("match", e))?;
         }
+        Command::Create(a) => {
+            let rules = rules_of(&a.rules).map_err(|e| ("create", e))?;
+            let table = Table::new(&rules);
+            let scores = &a.start_scores;
+            if !scores.is_empty() && scores.len() != table.sides() as usize {
+                return Err((
+                    "create",
+                    format!(
+                        "--start-scores gives {} scores, but the game has {} sides: give one per side",
+                        scores.len(),
+                        table.sides()
+                    ),
+                ));
+            }
+            if let Some(list) = &a.bots {
+                let named = list.split(',').count();
+                if named > table.players() as usize {
+                    return Err((
+                        "create",
+                        format!(
+                            "--bots names {named} seats, but the game has {}: one entry per seat at most",
+                            table.players()
+                        ),
+                    ));
+                }
+            }
+        }
         Command::Demo(a) => {
             rules_of(&a.rules).map_err(|e| ("demo", e))?;
         }
         Command::Loadtest(a) => {
             rules_of(&a.rules).map_err(|e| ("loadtest", e))?;
         }
-        Command::Bot(_) | Command::Export(_) | Command::Cancel(_) | Command::Replay(_) => {}
+        Command::Bot(_)
+        | Command::Export(_)
+        | Command::Cancel(_)
+        | Command::Replay(_)
+        | Command::Games(_)
+        | Command::Watch(_) => {}
     }
     Ok(())
 }

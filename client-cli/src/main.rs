@@ -1,16 +1,18 @@
-//! `canasta`: the reference client. Play in a terminal, attach a built-in bot to a seat of a
-//! server's game, run headless matches between bots, export and replay game records, or watch a
-//! demo.
+//! `canasta`: the reference client. Play in a terminal, list, create and watch a server's
+//! games, attach a built-in bot to a seat of a server's game, run headless matches between
+//! bots, export and replay game records, or watch a demo.
 //!
 //! Exit codes: 0 success, 1 a failed operation, 2 bad usage.
 
 mod cli;
 mod loadtest;
+mod lobby;
 mod matches;
 mod play;
 mod record;
 mod remote;
 mod render;
+mod watch;
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -53,6 +55,9 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Play(a) => runtime.block_on(play::play(a)),
+        Command::Games(a) => runtime.block_on(lobby::games(a)),
+        Command::Create(a) => runtime.block_on(lobby::create(a)),
+        Command::Watch(a) => runtime.block_on(watch::watch(a)),
         Command::Bot(a) => runtime.block_on(bot_command(a)),
         Command::Match(a) => match_command(a, &runtime),
         Command::Export(a) => runtime.block_on(export(a)),

@@ -2,6 +2,8 @@
 //! they share: a server in this process, and bots that take seats over the public protocol.
 
 use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use canasta_engine::bot::{self, Bot, GreedyBot};
@@ -81,22 +83,30 @@ pub async fn create(
 }
 
 /// Built-in bots playing seats over the protocol, each in a task of its own; stopped when
-/// dropped. A bot that fails says why on a channel, so that whoever waits for the game does
-/// not wait forever.
+/// dropped (their seats stay taken: [`Bots::leave`] gives them up). A bot that fails says why
+/// on a channel, so that whoever waits for the game does not wait forever.
 pub struct Bots {
     tasks: tokio::task::JoinSet<()>,
     failed_tx: mpsc::UnboundedSender<String>,
     failed: mpsc::UnboundedReceiver<String>,
+    ended_tx: mpsc::UnboundedSender<v1::MatchResult>,
+    ended: mpsc::UnboundedReceiver<v1::MatchResult>,
+    /// The seats the bots took, with their tokens, as they take them.
+    seated: Arc<Mutex<Vec<SeatClient>>>,
 }
 
 impl Bots {
     /// No bots yet.
     pub fn new() -> Bots {
         let (failed_tx, failed) = mpsc::unbounded_channel();
+        let (ended_tx, ended) = mpsc::unbounded_channel();
         Bots {
             tasks: tokio::task::JoinSet::new(),
             failed_tx,
             failed,
+            ended_tx,
+            ended,
+            seated: Arc::default(),
         }
     }
 
@@ -116,6 +126,8 @@ impl Bots {
             )
         })?;
         let failed = self.failed_tx.clone();
+        let ended = self.ended_tx.clone();
+        let seated = self.seated.clone();
         self.tasks.spawn(async move {
             let run = async {
                 let mut client = remote::connect(&addr).await?;
@@ -127,13 +139,24 @@ impl Bots {
                     &format!("{name} bot"),
                 )
                 .await?;
+                seated.lock().expect("not poisoned").push(s.clone());
                 remote::play_seat(&mut client, &mut s, bot.as_mut(), |_| {}).await
             };
-            if let Err(e) = run.await {
-                let _ = failed.send(format!("the {name} bot in seat {seat} stopped: {e}"));
+            match run.await {
+                Ok(result) => {
+                    let _ = ended.send(result);
+                }
+                Err(e) => {
+                    let _ = failed.send(format!("the {name} bot in seat {seat} stopped: {e}"));
+                }
             }
         });
         Ok(())
+    }
+
+    /// How many bots were started.
+    pub fn len(&self) -> usize {
+        self.tasks.len()
     }
 
     /// Waits for a bot to fail, and says why.
@@ -143,6 +166,44 @@ impl Bots {
             // Never: `self` holds a sender.
             None => std::future::pending().await,
         }
+    }
+
+    /// Waits until every bot has played to the end of the match: the match's result, or why
+    /// a bot stopped.
+    pub async fn finish(&mut self) -> Result<v1::MatchResult, String> {
+        let mut result = None;
+        for _ in 0..self.tasks.len() {
+            tokio::select! {
+                r = self.ended.recv() => result = r,
+                why = self.failed.recv() => {
+                    return Err(why.unwrap_or_else(|| "a bot stopped".to_string()));
+                }
+            }
+        }
+        result.ok_or_else(|| "no bot played".to_string())
+    }
+
+    /// Stops the bots and gives up the seats they took, so that the game does not wait for
+    /// bots that are gone: those seats can be joined again. The seats given up, in order.
+    pub async fn leave(mut self) -> Vec<u32> {
+        self.tasks.abort_all();
+        while self.tasks.join_next().await.is_some() {}
+        let seated = std::mem::take(&mut *self.seated.lock().expect("not poisoned"));
+        let mut left = Vec::new();
+        for s in seated {
+            let Ok(mut client) = remote::connect(&s.addr).await else {
+                continue;
+            };
+            let request = v1::LeaveGameRequest {
+                game_id: s.game_id.clone(),
+            };
+            if remote::limited!(client.leave_game(authed(request.clone(), &s.token)).await).is_ok()
+            {
+                left.push(s.seat);
+            }
+        }
+        left.sort_unstable();
+        left
     }
 }
 
@@ -168,10 +229,207 @@ fn stdin_lines() -> mpsc::UnboundedReceiver<String> {
 }
 
 const HELP: &str = "\
-commands: an action, or help, hint, auto, table, quit
+commands: an action, or help, hint, auto, table, quit (keep your seat: its token takes you back),
+          leave (give your seat up)
 actions:  draw | take KS KH | take 2: | take KS KH; AS AH Jk | meld KS KH KD | meld 0: KS; 1: QS
           discard 9C | out 0: KS / 9C | ask | yes | no | decline
           (cards: KS 10H Jk, or with symbols K♠; `N:` adds to your side's meld N)";
+
+/// The seat token `play` comes back with, if any: `--token`, the `--token-file` when it
+/// exists, or `CANASTA_TOKEN` when a game is named with no seat. With where it came from.
+fn seat_token(args: &PlayArgs) -> Result<Option<(String, String)>, String> {
+    if let Some(t) = &args.token {
+        return Ok(Some((t.trim().to_string(), "--token".into())));
+    }
+    if let Some(path) = &args.token_file
+        && path.exists()
+    {
+        if args.game.is_none() {
+            return Err(format!(
+                "{} holds the token of a seat taken earlier: add --game GAME to come back to that seat, or remove the file to take a new seat",
+                path.display()
+            ));
+        }
+        let token = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the token in {}: {e}", path.display()))?;
+        let token = token.trim();
+        if token.is_empty() {
+            return Err(format!(
+                "{} holds no token: remove it to take a new seat",
+                path.display()
+            ));
+        }
+        return Ok(Some((token.to_string(), path.display().to_string())));
+    }
+    if args.game.is_some()
+        && args.seat.is_none()
+        && args.token_file.is_none()
+        && let Ok(t) = std::env::var("CANASTA_TOKEN")
+        && !t.trim().is_empty()
+    {
+        return Ok(Some((t.trim().to_string(), "CANASTA_TOKEN".into())));
+    }
+    Ok(None)
+}
+
+/// Writes a seat's token to a new file that only its owner may read.
+fn keep_token(path: &Path, token: &str) -> Result<(), String> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options
+        .open(path)
+        .map_err(|e| format!("cannot keep the token in {}: {e}", path.display()))?;
+    writeln!(file, "{token}")
+        .map_err(|e| format!("cannot keep the token in {}: {e}", path.display()))
+}
+
+/// A word as a POSIX shell reads it, quoted if it needs to be.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.:/@=+,".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// The command that takes a player back to his seat: the server (unless the default), the
+/// game, the token, and the bot to seat again in the seats the bots gave up.
+fn come_back_command(addr: &str, me: &SeatClient, bot: Option<&str>) -> String {
+    let mut words = vec!["canasta".to_string(), "play".into()];
+    if addr != crate::cli::DEFAULT_SERVER {
+        words.extend(["--server".into(), shell_word(addr)]);
+    }
+    words.extend(["--game".into(), shell_word(&me.game_id)]);
+    words.extend(["--token".into(), shell_word(&me.token)]);
+    if let Some(b) = bot {
+        words.extend(["--bot".into(), b.to_string()]);
+    }
+    words.join(" ")
+}
+
+/// Seats as a person reads them: "seat 1", "seats 1, 2 and 3".
+pub fn seats_text(seats: &[u32]) -> String {
+    let names: Vec<String> = seats.iter().map(u32::to_string).collect();
+    match names.as_slice() {
+        [] => "no seat".into(),
+        [one] => format!("seat {one}"),
+        [rest @ .., last] => format!("seats {} and {last}", rest.join(", ")),
+    }
+}
+
+/// What the game does with a seat whose player is away, under its time control.
+fn away_text(time_control: Option<&v1::TimeControl>) -> String {
+    match time_control.filter(|t| t.move_budget_ms > 0) {
+        None => {
+            "the game waits for your seat (it has no time control: nobody moves for you)".into()
+        }
+        Some(t) => {
+            let budget = format!("{:.1} s", t.move_budget_ms as f64 / 1000.0);
+            if t.policy == v1::TimeoutPolicy::Forfeit as i32 {
+                format!(
+                    "under the game's time control your side forfeits the match if your {budget} for a move run out while you are away"
+                )
+            } else {
+                format!(
+                    "under the game's time control the server's fallback bot moves for your seat whenever your {budget} for a move run out"
+                )
+            }
+        }
+    }
+}
+
+/// How a person stopped playing before the match ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    /// `quit`, the end of standard input, Ctrl-C, or `--deals`: the seat is kept.
+    Quit,
+    /// `leave`: the seat is given up.
+    Leave,
+}
+
+/// Ends a session before the match's end: the bots this client seated give up their seats
+/// (they stop with the client, and the game must not wait for them for ever), the person's seat
+/// is kept (`Stop::Quit`) or given up (`Stop::Leave`), and the message says what happens to the
+/// game and how to come back.
+async fn stop_playing(
+    client: &mut Client,
+    me: &SeatClient,
+    bots: Bots,
+    bot: &str,
+    addr: &str,
+    local: bool,
+    stop: Stop,
+) -> Result<(), String> {
+    if local {
+        drop(bots);
+        println!("goodbye: the server in this process stops, and the game with it");
+        return Ok(());
+    }
+    let seated_bots = bots.len();
+    let left = bots.leave().await;
+    let game = &me.game_id;
+    // Bots stop with this client: the game must not wait for them for ever.
+    let bots_line = (seated_bots > 0).then(|| {
+        format!(
+            "the {bot} bots stop with this client: they gave up {}, free for anyone to take; the game waits until {} taken again",
+            seats_text(&left),
+            if left.len() == 1 { "it is" } else { "they are" }
+        )
+    });
+    match stop {
+        Stop::Leave => {
+            client
+                .leave_game(authed(
+                    v1::LeaveGameRequest {
+                        game_id: game.clone(),
+                    },
+                    &me.token,
+                ))
+                .await
+                .map_err(|s| format!("cannot give up your seat: {}", status_text(&s)))?;
+            println!(
+                "you left seat {} of game {game}: the seat is free for anyone to take (`canasta play --game {game} --seat {}`), and your token no longer plays it",
+                me.seat, me.seat
+            );
+            if let Some(line) = bots_line {
+                println!("{line}");
+            }
+        }
+        Stop::Quit => {
+            let summary = client
+                .get_game(v1::GetGameRequest {
+                    game_id: game.clone(),
+                })
+                .await
+                .ok()
+                .and_then(|r| r.into_inner().game);
+            let away = away_text(summary.as_ref().and_then(|g| g.time_control.as_ref()));
+            println!("you keep seat {} of game {game}: {away}", me.seat);
+            if let Some(line) = bots_line {
+                println!("{line}");
+            }
+            println!(
+                "come back with: {}",
+                come_back_command(addr, me, (seated_bots > 0).then_some(bot))
+            );
+            println!(
+                "(the token is a secret: whoever holds it plays your seat{}; type `leave` instead of `quit` to give the seat up)",
+                if seated_bots > 0 {
+                    ", and --bot seats the bots again"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    Ok(())
+}
 
 /// `canasta play`.
 pub async fn play(args: PlayArgs) -> Result<(), String> {
@@ -184,6 +442,7 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
     let addr = local
         .as_ref()
         .map_or(args.server.server.clone(), |l| l.addr.clone());
+    let token = seat_token(&args)?;
     let mut client = remote::connect(&addr).await.map_err(|e| e.to_string())?;
     let (game_id, created) = match &args.game {
         Some(id) => (id.clone(), false),
@@ -197,25 +456,120 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
             (game.game_id, true)
         }
     };
-    let my_seat = args.seat.or(created.then_some(0));
-    let mut me = SeatClient::join(&mut client, &addr, &game_id, my_seat, &args.name)
-        .await
-        .map_err(|e| e.to_string())?;
-    println!("you are seat {} of game {game_id}", me.seat);
-    let mut bots = Bots::new();
-    if created {
-        for s in (0..me.rules.players as u32).filter(|&s| s != me.seat) {
-            bots.spawn(
-                addr.clone(),
-                game_id.clone(),
-                s,
-                args.bot.clone(),
-                s as u64 + 1,
-            )?;
+    let resumed = token.is_some();
+    let mut me = match token {
+        Some((token, from)) => {
+            let me = SeatClient::from_token(&mut client, &addr, &game_id, token)
+                .await
+                .map_err(|e| {
+                    format!("cannot come back to game {game_id} with the token of {from}: {e}")
+                })?;
+            println!("you are back at seat {} of game {game_id}", me.seat);
+            me
+        }
+        None => {
+            let my_seat = args.seat.or(created.then_some(0));
+            let me = SeatClient::join(&mut client, &addr, &game_id, my_seat, &args.name)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("you are seat {} of game {game_id}", me.seat);
+            if local.is_none() {
+                println!(
+                    "your seat's token is {} — a secret: whoever holds it plays your seat",
+                    me.token
+                );
+                println!(
+                    "come back to this seat with: {}",
+                    come_back_command(&addr, &me, None)
+                );
+                if let Some(path) = &args.token_file {
+                    keep_token(path, &me.token)?;
+                    println!("the token is kept in {}", path.display());
+                }
+            }
+            me
+        }
+    };
+    let bot_name = args.bot.clone().unwrap_or_else(|| "greedy".to_string());
+    let mut last = 0u64;
+    if resumed {
+        // The table as it is now, and the events from here on (the game so far is not told
+        // again; the bots seated below join after it). On the seat's turn the prompt shows
+        // the table.
+        let (view, seq, status) = me.view(&mut client).await.map_err(|e| e.to_string())?;
+        last = seq;
+        match status {
+            v1::GameStatus::Finished => {
+                let scores = client
+                    .get_scores(v1::GetScoresRequest {
+                        game_id: game_id.clone(),
+                    })
+                    .await
+                    .map_err(|s| status_text(&s))?
+                    .into_inner();
+                let ended = v1::GameEvent {
+                    seq,
+                    kind: Some(v1::game_event::Kind::MatchEnded(v1::MatchEnded {
+                        result: scores.result,
+                    })),
+                };
+                if let Some(line) = render::event(&style, &ended, &me.names) {
+                    println!("{line}");
+                }
+                return Ok(());
+            }
+            v1::GameStatus::Waiting => println!("the game waits for players"),
+            _ if view.legal().is_none() => print!("{}", render::table(&style, &view, &me.names)),
+            _ => {}
         }
     }
+    let mut bots = Bots::new();
+    // A new game's other seats, or the seats still free of a game joined with --bot.
+    let bot_seats: Vec<u32> = if created {
+        (0..me.rules.players as u32)
+            .filter(|&s| s != me.seat)
+            .collect()
+    } else if args.bot.is_some() {
+        let summary = client
+            .get_game(v1::GetGameRequest {
+                game_id: game_id.clone(),
+            })
+            .await
+            .map_err(|s| status_text(&s))?
+            .into_inner()
+            .game
+            .unwrap_or_default();
+        summary
+            .seats
+            .iter()
+            .filter(|s| !s.occupied && s.seat != me.seat)
+            .map(|s| s.seat)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for &s in &bot_seats {
+        bots.spawn(
+            addr.clone(),
+            game_id.clone(),
+            s,
+            bot_name.clone(),
+            s as u64 + 1,
+        )?;
+    }
+    if !created && !bot_seats.is_empty() {
+        println!("the {bot_name} bot takes {}", seats_text(&bot_seats));
+    }
+    let interrupted = Arc::new(tokio::sync::Notify::new());
+    {
+        let interrupted = interrupted.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                interrupted.notify_one();
+            }
+        });
+    }
     let mut input = stdin_lines();
-    let mut last = 0u64;
     let mut deals = 0u32;
     let mut names = me.names.clone();
     let teller = render::Me {
@@ -228,7 +582,7 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
     // partner's question), and on request; the other prompts of a turn show his hand only, so
     // that the other players' moves, told line by line, stay on the screen.
     let mut table_due = true;
-    loop {
+    let stop = 'session: loop {
         let mut stream = client
             .watch_game(authed(
                 v1::WatchGameRequest {
@@ -246,6 +600,10 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
             let message = tokio::select! {
                 m = stream.next() => m,
                 why = bots.failure() => return Err(why),
+                _ = interrupted.notified() => {
+                    println!();
+                    break 'session Stop::Quit;
+                }
             };
             let Some(Ok(message)) = message else { break };
             use v1::watch_game_response::Kind;
@@ -279,7 +637,7 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
                             deals += 1;
                             if args.deals > 0 && deals >= args.deals {
                                 println!("stopping after {deals} deal(s), as asked");
-                                return Ok(());
+                                break 'session Stop::Quit;
                             }
                         }
                         _ => {}
@@ -288,9 +646,18 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
                 Some(Kind::Prompt(p)) if p.seq == last && p.seat == me.seat => {
                     me.names = names.clone();
                     let show_table = std::mem::take(&mut table_due);
-                    if !turn(&mut client, &mut me, &style, show_table, &mut input).await? {
-                        println!("goodbye");
-                        return Ok(());
+                    match turn(
+                        &mut client,
+                        &mut me,
+                        &style,
+                        show_table,
+                        &mut input,
+                        &interrupted,
+                    )
+                    .await?
+                    {
+                        Turn::Acted => {}
+                        Turn::Stop(stop) => break 'session stop,
                     }
                 }
                 Some(Kind::Lagged(_)) => break,
@@ -299,21 +666,40 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
         client = remote::connect(&addr).await.map_err(|e| e.to_string())?;
-    }
+    };
+    stop_playing(
+        &mut client,
+        &me,
+        bots,
+        &bot_name,
+        &addr,
+        local.is_some(),
+        stop,
+    )
+    .await
 }
 
-/// Asks the person for commands until one action is accepted: shows the whole table first if
-/// `show_table`, else his hand. False if he quits.
+/// What became of a turn.
+enum Turn {
+    /// An action was accepted.
+    Acted,
+    /// The person stops playing.
+    Stop(Stop),
+}
+
+/// Asks the person for commands until one action is accepted, or he stops playing: shows the
+/// whole table first if `show_table`, else his hand.
 async fn turn(
     client: &mut Client,
     me: &mut SeatClient,
     style: &Style,
     show_table: bool,
     input: &mut mpsc::UnboundedReceiver<String>,
-) -> Result<bool, String> {
+    interrupted: &tokio::sync::Notify,
+) -> Result<Turn, String> {
     let (view, seq, _) = me.view(client).await.map_err(|e| e.to_string())?;
     let Some(legal) = view.legal() else {
-        return Ok(true);
+        return Ok(Turn::Acted);
     };
     if show_table {
         print!("{}", render::table(style, &view, &me.names));
@@ -341,12 +727,20 @@ async fn turn(
     loop {
         print!("> ");
         let _ = std::io::stdout().flush();
-        let Some(line) = input.recv().await else {
-            return Ok(false);
+        let line = tokio::select! {
+            line = input.recv() => line,
+            _ = interrupted.notified() => {
+                println!();
+                None
+            }
+        };
+        let Some(line) = line else {
+            return Ok(Turn::Stop(Stop::Quit));
         };
         let action = match line.as_str() {
             "" => continue,
-            "quit" | "exit" => return Ok(false),
+            "quit" | "exit" => return Ok(Turn::Stop(Stop::Quit)),
+            "leave" => return Ok(Turn::Stop(Stop::Leave)),
             "help" | "?" => {
                 println!("{HELP}");
                 let s = legal.summary();
@@ -403,11 +797,11 @@ async fn turn(
                     println!("not asked");
                     continue;
                 }
-                None => return Ok(false),
+                None => return Ok(Turn::Stop(Stop::Quit)),
             }
         }
         match me.submit(client, seq, &action).await {
-            Ok(_) => return Ok(true),
+            Ok(_) => return Ok(Turn::Acted),
             Err(s) => println!("{}", status_text(&s)),
         }
     }
@@ -516,4 +910,50 @@ pub async fn demo(args: DemoArgs) -> Result<(), String> {
             .join(", ")
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_way_back_is_a_command_a_shell_reads_as_written() {
+        let summary = v1::GameSummary {
+            game_id: "g1".into(),
+            rules: Some(rules_to_wire(&RuleSpec::new(
+                canasta_engine::Preset::Official,
+                2,
+            ))),
+            ..Default::default()
+        };
+        let me = SeatClient::with_token("h:1", &summary, 0, "ab12".into()).unwrap();
+        assert_eq!(
+            come_back_command(crate::cli::DEFAULT_SERVER, &me, None),
+            "canasta play --game g1 --token ab12"
+        );
+        assert_eq!(
+            come_back_command("https://example.org:443", &me, Some("greedy")),
+            "canasta play --server https://example.org:443 --game g1 --token ab12 --bot greedy"
+        );
+        assert_eq!(shell_word("it's here"), r"'it'\''s here'");
+        assert_eq!(shell_word(""), "''");
+    }
+
+    #[test]
+    fn seats_and_time_controls_read_as_sentences() {
+        assert_eq!(seats_text(&[1]), "seat 1");
+        assert_eq!(seats_text(&[1, 2, 3]), "seats 1, 2 and 3");
+        assert!(away_text(None).contains("no time control"));
+        let forfeit = v1::TimeControl {
+            move_budget_ms: 30_000,
+            policy: v1::TimeoutPolicy::Forfeit as i32,
+        };
+        assert!(away_text(Some(&forfeit)).contains("forfeits the match"));
+        assert!(away_text(Some(&forfeit)).contains("30.0 s"));
+        let fallback = v1::TimeControl {
+            policy: v1::TimeoutPolicy::FallbackMove as i32,
+            ..forfeit
+        };
+        assert!(away_text(Some(&fallback)).contains("fallback bot moves for your seat"));
+    }
 }

@@ -38,6 +38,11 @@ impl From<Status> for RemoteError {
 /// A status as a person reads it: the message and the stable reason.
 pub fn status_text(s: &Status) -> String {
     match raw_reason_of(s) {
+        // The server names its gRPC method, for any client; this one has a command for it.
+        Some(reason) if reason == "GAME_NOT_FOUND" => format!(
+            "{} ({reason}); with this client: `canasta games` lists them",
+            s.message()
+        ),
         Some(reason) => format!("{} ({reason})", s.message()),
         // Said by a server that has no such method: another service, a proxy in front of
         // none, or an older canasta-server. Its message is often empty.
@@ -467,7 +472,7 @@ pub async fn play_seat(
     bot: &mut dyn Bot,
     mut on_event: impl FnMut(&v1::GameEvent),
 ) -> Result<v1::MatchResult, RemoteError> {
-    let mut link = Link::new();
+    let mut link = Link::new(0);
     // Kept across Play calls: an action whose answer was lost with its call is sent again, with
     // its request id, when its prompt comes again.
     let mut pending = None;
@@ -490,7 +495,8 @@ pub async fn play_seat(
                 _ => return Err(s.into()),
             },
         };
-        link.reconnect(client, seat, &why).await?;
+        link.reconnect(client, &seat.addr, seat.reconnect, &why)
+            .await?;
     }
 }
 
@@ -507,22 +513,24 @@ enum Session {
 /// Why a stream that fell behind ends.
 const LAGGED: &str = "the stream fell behind";
 
-/// What a seat keeps from one stream to the next.
-struct Link {
+/// What a follower of a game's stream (a seat, or a watcher) keeps from one stream to the
+/// next.
+pub(crate) struct Link {
     /// The seq of the last event seen: the next stream starts after it.
-    last: u64,
+    pub(crate) last: u64,
     /// When the server last sent something.
     heard: Instant,
     /// Streams opened again since then.
     resumed: u32,
     /// Refusals for a limit in a row while opening a stream.
-    limited: u32,
+    pub(crate) limited: u32,
 }
 
 impl Link {
-    fn new() -> Link {
+    /// A link that has seen the events up to `last`.
+    pub(crate) fn new(last: u64) -> Link {
         Link {
-            last: 0,
+            last,
             heard: Instant::now(),
             resumed: 0,
             limited: 0,
@@ -530,12 +538,12 @@ impl Link {
     }
 
     /// A stream opened.
-    fn opened(&mut self) {
+    pub(crate) fn opened(&mut self) {
         self.limited = 0;
     }
 
     /// The next message of a stream, or why the stream ended.
-    async fn next<T>(&mut self, stream: &mut Streaming<T>) -> Result<T, String> {
+    pub(crate) async fn next<T>(&mut self, stream: &mut Streaming<T>) -> Result<T, String> {
         match stream.next().await {
             Some(Ok(m)) => {
                 // The server answered: the patience for reconnecting starts again.
@@ -581,24 +589,24 @@ impl Link {
         }
     }
 
-    /// Connects again after a stream ended for `why`, after a pause that grows with the
-    /// attempts; gives up once the server has not answered for `seat.reconnect`.
-    async fn reconnect(
+    /// Connects again to `addr` after a stream ended for `why`, after a pause that grows with
+    /// the attempts; gives up once the server has not answered for `patience`.
+    pub(crate) async fn reconnect(
         &mut self,
         client: &mut Client,
-        seat: &SeatClient,
+        addr: &str,
+        patience: Duration,
         why: &str,
     ) -> Result<(), RemoteError> {
-        if self.heard.elapsed() > seat.reconnect {
+        if self.heard.elapsed() > patience {
             return Err(RemoteError(format!(
-                "lost the server at {}: {why}; it has not answered for {} s, so the seat gives up (--reconnect-secs sets how long to keep trying)",
-                seat.addr,
+                "lost the server at {addr}: {why}; it has not answered for {} s, so this client gives up (--reconnect-secs sets how long to keep trying)",
                 self.heard.elapsed().as_secs()
             )));
         }
         self.resumed += 1;
         tokio::time::sleep(Duration::from_millis(50 * self.resumed.min(20) as u64)).await;
-        if let Ok(c) = connect(&seat.addr).await {
+        if let Ok(c) = connect(addr).await {
             *client = c;
         }
         Ok(())
@@ -970,6 +978,19 @@ mod tests {
             .expect("a BadRequest")
             .field_violations[0];
         assert_eq!(field.field, "action");
+    }
+
+    #[test]
+    fn an_unknown_game_names_the_command_that_lists_the_games() {
+        let details = ErrorDetails::with_error_info("GAME_NOT_FOUND", "canasta.v1", []);
+        let s = Status::with_error_details(
+            Code::NotFound,
+            "there is no game \"g\": list the games with ListGames",
+            details,
+        );
+        let text = status_text(&s);
+        assert!(text.contains("(GAME_NOT_FOUND)"), "{text}");
+        assert!(text.contains("`canasta games`"), "{text}");
     }
 
     #[test]

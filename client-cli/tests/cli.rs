@@ -103,6 +103,9 @@ fn every_subcommand_has_help_and_bad_usage_exits_2() {
     for sub in [
         &[][..],
         &["play"],
+        &["games"],
+        &["create"],
+        &["watch"],
         &["bot"],
         &["match"],
         &["export"],
@@ -177,6 +180,37 @@ fn bad_usage_exits_2_and_says_what_is_allowed() {
         (&["loadtest", "--bots", "nobody"], "greedy, random, safe"),
         (&["fly"], "Usage"),
         (&["bot"], "--game"),
+        (&["bot", "--game", ""], "`canasta games` lists"),
+        (&["watch"], "<GAME>"),
+        (&["watch", ""], "`canasta games` lists"),
+        (&["games", "--status", "over"], "waiting, playing, finished"),
+        (&["games", "--limit", "0"], "1 or more"),
+        (
+            &["create", "--preset", "samba", "--players", "6"],
+            "2 to 4 players",
+        ),
+        (&["create", "--option", "target_score=lots"], "target_score"),
+        (
+            &["create", "--players", "2", "--start-scores", "1,2,3"],
+            "one per side",
+        ),
+        (&["create", "--start-scores", "lots"], "one per side"),
+        (&["create", "--move-budget", "soon"], "10s, 500ms or 2m"),
+        (&["create", "--timeout-policy", "forfeit"], "--move-budget"),
+        (
+            &["create", "--bots", "greedy,nobody"],
+            "greedy, random, safe",
+        ),
+        (&["create", "--bots", "-,-"], "seats no bot"),
+        (
+            &["create", "--players", "2", "--bots", "-,greedy,greedy"],
+            "one entry per seat",
+        ),
+        (&["play", "--token", "t"], "--game"),
+        (
+            &["play", "--game", "g", "--token", "t", "--seat", "1"],
+            "--seat",
+        ),
     ];
     for (args, allowed) in table {
         let started = Instant::now();
@@ -217,7 +251,9 @@ fn failures_exit_1_with_a_message() {
 
 #[test]
 fn every_subcommand_that_talks_to_a_server_defaults_to_port_50051() {
-    for sub in ["play", "bot", "export", "cancel"] {
+    for sub in [
+        "play", "games", "create", "watch", "bot", "export", "cancel",
+    ] {
         let o = Command::new(BIN)
             .args([sub, "--help"])
             .env_remove("CANASTA_SERVER")
@@ -1735,4 +1771,599 @@ fn a_bot_sent_to_a_server_without_the_canasta_service_stops_at_once() {
             "{flags:?}: {err}"
         );
     }
+}
+
+/// A client of the server at `addr`.
+async fn client_of(addr: &str) -> CanastaServiceClient<tonic::transport::Channel> {
+    CanastaServiceClient::connect(format!("http://{addr}"))
+        .await
+        .unwrap()
+}
+
+/// Takes `seat` of `game` with this display name; returns the token.
+fn join(rt: &tokio::runtime::Runtime, addr: &str, game: &str, seat: u32, name: &str) -> String {
+    rt.block_on(async {
+        client_of(addr)
+            .await
+            .join_game(v1::JoinGameRequest {
+                game_id: game.to_string(),
+                seat: Some(seat),
+                display_name: name.to_string(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .token
+    })
+}
+
+/// The server's summary of a game.
+fn summary(rt: &tokio::runtime::Runtime, addr: &str, game: &str) -> v1::GameSummary {
+    rt.block_on(async {
+        client_of(addr)
+            .await
+            .get_game(v1::GetGameRequest {
+                game_id: game.to_string(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .game
+            .unwrap()
+    })
+}
+
+/// `canasta games ARGS --json` against `addr`: the games listed.
+fn games_json(addr: &str, args: &[&str]) -> Vec<serde_json::Value> {
+    let mut all = vec!["games", "--server", addr, "--json"];
+    all.extend_from_slice(args);
+    let o = canasta(&all);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    let listed: serde_json::Value = serde_json::from_str(&stdout(&o))
+        .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {}", stdout(&o)));
+    listed.as_array().expect("one JSON array").clone()
+}
+
+fn ids(games: &[serde_json::Value]) -> Vec<&str> {
+    games
+        .iter()
+        .map(|g| g["game_id"].as_str().unwrap())
+        .collect()
+}
+
+// `canasta games`: every game of the server, newest first, as JSON (one array) and as a
+// table; filtered by status; at most --limit; ListGames' pages followed to the end. The
+// finished game comes from `canasta create --bots`, whose bots play both seats to the end.
+#[test]
+fn games_lists_filters_and_pages_through_the_servers_games() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let o = canasta(&["games", "--server", &addr]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("no games"), "{}", stdout(&o));
+    let o = canasta(&[
+        "create",
+        "--server",
+        &addr,
+        "--players",
+        "2",
+        "--option",
+        "target_score=500",
+        "--seed",
+        "2",
+        "--bots",
+        "greedy,random",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the match is over: side "),
+        "{}",
+        stderr(&o)
+    );
+    let created: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let finished = created["game_id"].as_str().unwrap().to_string();
+    let result = match_result(&rt, &addr, &finished);
+    // A game in play (both seats taken, nobody acts) and a waiting one (one seat of four).
+    let playing = create_game(&rt, &addr, 2, &[], 4);
+    join(&rt, &addr, &playing, 0, "ann");
+    join(&rt, &addr, &playing, 1, "bob");
+    let waiting = create_game(&rt, &addr, 4, &[("target_score", "1500")], 5);
+    join(&rt, &addr, &waiting, 2, "cy");
+
+    let all = games_json(&addr, &[]);
+    assert_eq!(ids(&all), [&waiting, &playing, &finished]);
+    let status: Vec<&str> = all.iter().map(|g| g["status"].as_str().unwrap()).collect();
+    assert_eq!(status, ["waiting", "playing", "finished"]);
+    let w = &all[0];
+    assert_eq!(
+        (w["preset"].as_str(), w["players"].as_u64()),
+        (Some("official"), Some(4))
+    );
+    assert_eq!(w["options"]["target_score"], "1500");
+    assert_eq!(
+        (w["seats_taken"].as_u64(), w["seats_free"].as_u64()),
+        (Some(1), Some(3))
+    );
+    assert_eq!(w["seats"][2]["name"], "cy");
+    assert!(
+        w["seats"][0]["name"].is_null() && w["result"].is_null(),
+        "{w}"
+    );
+    assert!(w["created"].as_str().unwrap().ends_with('Z'), "{w}");
+    assert_eq!(all[1]["seats"][1]["name"], "bob");
+    let f = &all[2];
+    assert_eq!(f["result"]["totals"], serde_json::json!(result.totals));
+    assert_eq!(
+        f["result"]["winner_side"],
+        serde_json::json!(result.winner_side)
+    );
+    assert_eq!(f["result"]["end"], "target");
+    assert_eq!(f["options"]["target_score"], "500");
+
+    assert_eq!(
+        ids(&games_json(&addr, &["--status", "playing"])),
+        [&playing]
+    );
+    assert_eq!(
+        ids(&games_json(&addr, &["--status", "waiting"])),
+        [&waiting]
+    );
+    assert_eq!(
+        ids(&games_json(&addr, &["--status", "finished"])),
+        [&finished]
+    );
+    assert_eq!(
+        ids(&games_json(&addr, &["--limit", "2"])),
+        [&waiting, &playing]
+    );
+
+    // The table: a header, a line per game, the seats' holders and the free seats, the
+    // result of the finished game.
+    let o = canasta(&["games", "--server", &addr]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = stdout(&o);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines.len(), 4, "{table}");
+    assert!(
+        lines[0].starts_with("GAME") && lines[0].contains("STATUS"),
+        "{table}"
+    );
+    assert!(lines[1].starts_with(waiting.as_str()), "{table}");
+    for needle in [
+        "waiting",
+        "official 4p target_score=1500",
+        "1/4",
+        "cy; free: 0, 1, 3",
+    ] {
+        assert!(lines[1].contains(needle), "{needle}: {table}");
+    }
+    assert!(
+        lines[2].contains("ann, bob") && lines[2].contains("2/2"),
+        "{table}"
+    );
+    let totals = result
+        .totals
+        .iter()
+        .map(i32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let won = format!("side {} won: {totals}", result.winner_side.unwrap());
+    assert!(lines[3].contains(&won), "{won}: {table}");
+    let o = canasta(&["games", "--server", &addr, "--status", "finished"]);
+    assert_eq!(stdout(&o).lines().count(), 2, "{}", stdout(&o));
+
+    // More games than ListGames' largest page (500): every one is listed, once.
+    rt.block_on(async {
+        let mut client = client_of(&addr).await;
+        for seed in 0..500 {
+            client
+                .create_game(v1::CreateGameRequest {
+                    rules: Some(v1::RuleSet {
+                        preset: v1::Preset::Official as i32,
+                        player_count: 2,
+                        options: Default::default(),
+                    }),
+                    seed: Some(seed),
+                    ..Default::default()
+                })
+                .await
+                .unwrap();
+        }
+    });
+    let all = games_json(&addr, &[]);
+    assert_eq!(all.len(), 503);
+    let unique: std::collections::HashSet<&str> = ids(&all).into_iter().collect();
+    assert_eq!(unique.len(), 503);
+    assert_eq!(ids(&all)[500..], [&waiting, &playing, &finished]);
+    assert_eq!(games_json(&addr, &["--limit", "501"]).len(), 501);
+    assert_eq!(games_json(&addr, &["--status", "waiting"]).len(), 501);
+}
+
+// `canasta create` makes the game its flags describe: the rules and options (as `match` reads
+// them), the time control, the start scores, the seed (kept in the finished game's record).
+#[test]
+fn create_makes_the_game_its_flags_describe() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let o = canasta(&[
+        "create",
+        "--server",
+        &addr,
+        "--players",
+        "2",
+        "--option",
+        "target_score=700",
+        "--seed",
+        "42",
+        "--move-budget",
+        "30s",
+        "--timeout-policy",
+        "forfeit",
+        "--start-scores",
+        "100,-50",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Standard output holds the id alone, for scripts.
+    let game = stdout(&o).trim().to_string();
+    assert_eq!(stdout(&o), format!("{game}\n"));
+    assert!(
+        stderr(&o).contains(&format!("canasta play --game {game}")),
+        "{}",
+        stderr(&o)
+    );
+    let g = summary(&rt, &addr, &game);
+    let rules = g.rules.clone().unwrap();
+    assert_eq!(rules.preset, v1::Preset::Official as i32);
+    assert_eq!(rules.player_count, 2);
+    assert_eq!(
+        rules.options.get("target_score").map(String::as_str),
+        Some("700")
+    );
+    assert_eq!(g.status, v1::GameStatus::Waiting as i32);
+    let tc = g.time_control.unwrap();
+    assert_eq!(tc.move_budget_ms, 30_000);
+    assert_eq!(tc.policy, v1::TimeoutPolicy::Forfeit as i32);
+    let scores: Vec<i32> = rt.block_on(async {
+        let view = client_of(&addr)
+            .await
+            .get_view(v1::GetViewRequest {
+                game_id: game.clone(),
+                include_actions: false,
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .view
+            .unwrap();
+        view.sides.iter().map(|s| s.score).collect()
+    });
+    assert_eq!(scores, [100, -50]);
+
+    // --json: the whole summary, as `games --json` lists it.
+    let o = canasta(&[
+        "create",
+        "--server",
+        &addr,
+        "--preset",
+        "samba",
+        "--players",
+        "3",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(j["preset"], "samba");
+    assert_eq!(
+        (j["players"].as_u64(), j["seats_free"].as_u64()),
+        (Some(3), Some(3))
+    );
+    assert_eq!(j["status"], "waiting");
+    let listed = games_json(&addr, &["--limit", "1"]);
+    assert_eq!(listed[0], j);
+
+    // Two bots play the first game to the end: its record keeps the seed and start scores.
+    let results = run_bots(&addr, &game, &[&["--seat", "0"], &["--seat", "1"]]);
+    assert_results_agree(&results, &match_result(&rt, &addr, &game));
+    let record = rt.block_on(async {
+        client_of(&addr)
+            .await
+            .export_game(v1::ExportGameRequest {
+                game_id: game.clone(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .record
+            .unwrap()
+    });
+    assert_eq!(record.seed, 42);
+    assert_eq!(record.start_scores, [100, -50]);
+}
+
+/// Reads a child's standard output line by line on a thread of its own.
+fn lines_of(child: &mut Child) -> std::sync::mpsc::Receiver<String> {
+    let out = BufReader::new(child.stdout.take().expect("piped"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in out.lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+// `canasta watch` follows a game of two `canasta bot`s to the end of the match, through two
+// kills and restarts of the server (same database, same port; the first while the game waits
+// for its second player, the second in the middle of the match): it resumes from the last
+// event it showed, so every event comes once, in order (--json, from the first event), and the
+// text view ends with the result.
+#[test]
+fn watch_follows_a_game_of_bots_to_the_end_across_a_server_restart() {
+    let bin = server_binary();
+    let dir = temp("watch");
+    let db = dir.join("games.db");
+    let server = ServerProcess::start(&bin, &db, "127.0.0.1:0");
+    let addr = server.addr.clone();
+    let o = canasta(&["create", "--server", &addr, "--players", "2", "--seed", "8"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let game = stdout(&o).trim().to_string();
+    let mut text_watch = spawn(&["watch", &game, "--server", &addr, "--color", "never"]);
+    let text = lines_of(&mut text_watch);
+    let first = text
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the watch starts");
+    assert_eq!(
+        first,
+        format!("watching game {game} as a spectator: waiting")
+    );
+    let mut json_watch = spawn(&["watch", &game, "--server", &addr, "--from-start", "--json"]);
+    let events = lines_of(&mut json_watch);
+    let parse = |line: String| -> serde_json::Value {
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"))
+    };
+    let next = |what: &str| {
+        parse(
+            events
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("the watch shows {what}")),
+        )
+    };
+    let bot = |seat: &str| {
+        spawn(&[
+            "bot", "--server", &addr, "--game", &game, "--seat", seat, "--json",
+        ])
+    };
+    // The first bot joins; then the server goes down while the game waits for the second, so
+    // the match cannot be over yet: the watch must come back to see it.
+    let mut bots = vec![bot("0")];
+    let mut seen = vec![next("the first bot joining")];
+    assert_eq!(seen[0]["kind"], "seat_joined");
+    server.kill();
+    let server = ServerProcess::start(&bin, &db, &addr);
+    bots.push(bot("1"));
+    // Once more in the middle of the match (if the bots have not finished it by then).
+    while seen.len() < 40 {
+        let e = next("the bots' moves");
+        let over = e["kind"] == "match_ended";
+        seen.push(e);
+        if over {
+            break;
+        }
+    }
+    server.kill();
+    let server = ServerProcess::start(&bin, &db, &addr);
+    seen.extend(events.iter().map(parse));
+    let o = finish_within(json_watch, Duration::from_secs(300), "canasta watch --json");
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (i, e) in seen.iter().enumerate() {
+        assert_eq!(e["seq"], i as u64 + 1, "every event once, in order: {e}");
+        assert_eq!(e["game_id"], game.as_str());
+    }
+    let last = seen.last().unwrap();
+    assert_eq!(last["kind"], "match_ended");
+    let result = match_result(&runtime(), &server.addr, &game);
+    assert_eq!(last["result"]["totals"], serde_json::json!(result.totals));
+    assert_eq!(
+        last["result"]["winner_side"],
+        serde_json::json!(result.winner_side)
+    );
+    assert_eq!(seen[0]["kind"], "seat_joined");
+    assert!(
+        seen.iter()
+            .any(|e| e["kind"] == "deal_ended" && e["score"]["sides"].is_array())
+    );
+
+    let o = finish_within(text_watch, Duration::from_secs(300), "canasta watch");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let shown: Vec<String> = text.iter().collect();
+    let numbers: Vec<u64> = shown
+        .iter()
+        .filter_map(|l| l.strip_prefix('#')?.split_whitespace().next()?.parse().ok())
+        .collect();
+    assert!(numbers.len() > 40, "{shown:?}");
+    assert!(
+        numbers.windows(2).all(|w| w[0] < w[1]),
+        "each event once: {numbers:?}"
+    );
+    let end = shown.last().unwrap();
+    assert!(end.contains("the match is over: side"), "{shown:?}");
+    for bot in bots {
+        let o = finish_within(bot, Duration::from_secs(300), "canasta bot");
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `canasta ARGS` (with these environment variables) as a person at the terminal: each line
+/// it prints goes to `answer`, whose replies are typed in. Its lines and whether it succeeded,
+/// once it ends.
+fn play_session(
+    args: &[&str],
+    env: &[(&str, &str)],
+    mut answer: impl FnMut(&str) -> Vec<String>,
+) -> (Vec<String>, Output) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env_remove("CANASTA_TOKEN")
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = lines_of(&mut child);
+    let mut seen = Vec::new();
+    while let Ok(line) = lines.recv_timeout(Duration::from_secs(120)) {
+        for reply in answer(&line) {
+            writeln!(stdin, "{reply}").unwrap();
+        }
+        seen.push(line);
+    }
+    drop(stdin);
+    let o = finish_within(child, Duration::from_secs(60), "canasta play");
+    (seen, o)
+}
+
+/// The text after `prefix` on the first line that holds it.
+fn after<'a>(lines: &'a [String], prefix: &str) -> &'a str {
+    lines
+        .iter()
+        .find_map(|l| l.split_once(prefix).map(|(_, rest)| rest))
+        .unwrap_or_else(|| panic!("no {prefix:?} in {lines:#?}"))
+}
+
+// `canasta play` on a server shows the seat's token when it joins (and keeps it in a file if
+// asked); `quit` keeps the seat, gives up the seats of the bots it started (the game would wait
+// for them for ever) and prints the command that comes back; that very command takes the seat
+// again, seats the bots again, shows the table and plays on. A wrong token is refused;
+// CANASTA_TOKEN is read as --token; `leave` gives the seat up.
+#[test]
+fn play_shows_its_token_and_comes_back_to_the_seat_after_quit() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let dir = temp("token");
+    let file = dir.join("seat.token");
+    let _ = std::fs::remove_file(&file);
+    let (lines, o) = play_session(
+        &[
+            "play",
+            "--server",
+            &addr,
+            "--players",
+            "2",
+            "--seed",
+            "3",
+            "--color",
+            "never",
+            "--token-file",
+            file.to_str().unwrap(),
+        ],
+        &[],
+        |line| {
+            if line.contains("your turn:") {
+                vec!["quit".into()]
+            } else {
+                vec![]
+            }
+        },
+    );
+    assert!(o.status.success(), "{}\n{lines:#?}", stderr(&o));
+    let game = after(&lines, "you are seat 0 of game ").to_string();
+    let token = after(&lines, "your seat's token is ")
+        .split_once(' ')
+        .unwrap()
+        .0
+        .to_string();
+    assert!(
+        after(&lines, "your seat's token is ").contains("a secret"),
+        "{lines:#?}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), token);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the token file is the owner's only");
+    }
+    let back = after(&lines, "come back with: ").to_string();
+    assert_eq!(
+        back,
+        format!("canasta play --server {addr} --game {game} --token {token} --bot greedy")
+    );
+    assert!(after(&lines, "you keep seat 0 of game ").contains("no time control"));
+    assert!(after(&lines, "the greedy bots stop with this client").contains("gave up seat 1"));
+    // The server: the seat kept, the bot's seat free, the game in play.
+    let g = summary(&rt, &addr, &game);
+    assert_eq!(g.status, v1::GameStatus::Playing as i32);
+    assert!(g.seats[0].occupied && !g.seats[1].occupied, "{g:?}");
+
+    // The printed command, as it is, plays on: one whole deal.
+    let mut args: Vec<&str> = back.split_whitespace().skip(1).collect();
+    args.extend(["--color", "never", "--deals", "1"]);
+    let mut turns = 0;
+    let (lines, o) = play_session(&args, &[], |line| {
+        if line.contains("your turn:") {
+            turns += 1;
+            vec!["auto".into()]
+        } else {
+            vec![]
+        }
+    });
+    assert!(o.status.success(), "{}\n{lines:#?}", stderr(&o));
+    let text = lines.join("\n");
+    assert!(
+        text.contains(&format!("you are back at seat 0 of game {game}")),
+        "{text}"
+    );
+    assert!(text.contains("greedy bot (seat 1) joined"), "{text}");
+    assert!(text.contains("your hand: "), "the table: {text}");
+    assert!(turns >= 2, "{text}");
+    assert!(text.contains("you (seat 0) "), "the seat acts: {text}");
+    assert!(text.contains("deal 1 ends"), "{text}");
+    assert!(text.contains("stopping after 1 deal(s)"), "{text}");
+    assert_eq!(after(&lines, "come back with: "), back);
+
+    // A token that holds no seat of the game.
+    let o = canasta(&[
+        "play", "--server", &addr, "--game", &game, "--token", "0123abcd",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(&format!(
+            "cannot come back to game {game} with the token of --token"
+        )),
+        "{}",
+        stderr(&o)
+    );
+
+    // CANASTA_TOKEN, and `leave`: the seat is given up, and the token plays it no more.
+    let (lines, o) = play_session(
+        &[
+            "play", "--server", &addr, "--game", &game, "--bot", "greedy", "--color", "never",
+        ],
+        &[("CANASTA_TOKEN", &token)],
+        |line| {
+            if line.contains("your turn:") {
+                vec!["leave".into()]
+            } else {
+                vec![]
+            }
+        },
+    );
+    assert!(o.status.success(), "{}\n{lines:#?}", stderr(&o));
+    assert!(after(&lines, "you are back at seat 0 of game ").starts_with(&game));
+    assert!(after(&lines, "you left seat 0 of game ").contains("free for anyone"));
+    let g = summary(&rt, &addr, &game);
+    assert!(!g.seats[0].occupied && !g.seats[1].occupied, "{g:?}");
+    let o = canasta(&[
+        "play", "--server", &addr, "--game", &game, "--token", &token,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
