@@ -347,19 +347,18 @@ pub async fn create(args: CreateArgs) -> Result<(), String> {
     let free: Vec<u32> = (0..spec.players as u32)
         .filter(|s| !bot_seats.contains(s))
         .collect();
+    let free = match free.len() {
+        0 => "no seat is left free".to_string(),
+        1 => format!("{} is free for a player", seats_text(&free)),
+        _ => format!("{} are free for players", seats_text(&free)),
+    };
     eprintln!(
-        "bots take {} ({}); {}. The bots play from this command until the match ends (Ctrl-C: they give their seats up)",
-        seats_text(&bot_seats),
+        "bots: {}; {free}. They play from this command until the match ends (Ctrl-C: they give their seats up)",
         seated
             .iter()
-            .map(|(s, n)| format!("{n} in {s}"))
+            .map(|(s, n)| format!("{n} in seat {s}"))
             .collect::<Vec<_>>()
             .join(", "),
-        if free.is_empty() {
-            "no seat is left free".to_string()
-        } else {
-            format!("{} free for players", seats_text(&free))
-        }
     );
     let result = tokio::select! {
         r = bots.finish() => r?,

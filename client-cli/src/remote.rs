@@ -38,12 +38,10 @@ impl From<Status> for RemoteError {
 /// A status as a person reads it: the message and the stable reason.
 pub fn status_text(s: &Status) -> String {
     match raw_reason_of(s) {
-        // The server names its gRPC method, for any client; this one has a command for it.
-        Some(reason) if reason == "GAME_NOT_FOUND" => format!(
-            "{} ({reason}); with this client: `canasta games` lists them",
-            s.message()
-        ),
-        Some(reason) => format!("{} ({reason})", s.message()),
+        Some(reason) => match Reason::parse(&reason).and_then(client_hint) {
+            Some(hint) => format!("{} ({reason}); {hint}", s.message()),
+            None => format!("{} ({reason})", s.message()),
+        },
         // Said by a server that has no such method: another service, a proxy in front of
         // none, or an older canasta-server. Its message is often empty.
         None if s.code() == Code::Unimplemented => format!(
@@ -54,6 +52,18 @@ pub fn status_text(s: &Status) -> String {
         ),
         None if s.message().is_empty() => format!("the call failed ({:?})", s.code()),
         None => format!("{} ({:?})", s.message(), s.code()),
+    }
+}
+
+/// What this client adds to a server's message that names a gRPC method (the server speaks to
+/// every client): the command that does it here.
+fn client_hint(reason: Reason) -> Option<&'static str> {
+    match reason {
+        Reason::GameNotFound => Some("with this client: `canasta games` lists them"),
+        Reason::NotASeatOfGame => Some(
+            "with this client: give the token `canasta play` showed when it took a seat of this game",
+        ),
+        _ => None,
     }
 }
 
@@ -981,7 +991,7 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_game_names_the_command_that_lists_the_games() {
+    fn messages_naming_a_method_name_the_command_too() {
         let details = ErrorDetails::with_error_info("GAME_NOT_FOUND", "canasta.v1", []);
         let s = Status::with_error_details(
             Code::NotFound,
@@ -991,6 +1001,12 @@ mod tests {
         let text = status_text(&s);
         assert!(text.contains("(GAME_NOT_FOUND)"), "{text}");
         assert!(text.contains("`canasta games`"), "{text}");
+        let details = ErrorDetails::with_error_info("NOT_A_SEAT_OF_GAME", "canasta.v1", []);
+        let s = Status::with_error_details(Code::PermissionDenied, "not yours", details);
+        assert!(status_text(&s).contains("`canasta play` showed"));
+        let details = ErrorDetails::with_error_info("PILE_FROZEN", "canasta.v1", []);
+        let s = Status::with_error_details(Code::FailedPrecondition, "frozen", details);
+        assert_eq!(status_text(&s), "frozen (PILE_FROZEN)");
     }
 
     #[test]

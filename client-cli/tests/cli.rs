@@ -247,6 +247,22 @@ fn failures_exit_1_with_a_message() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("GAME_NOT_FOUND"), "{}", stderr(&o));
+    // The server's message names its gRPC method; the client names its own command too.
+    assert!(stderr(&o).contains("`canasta games`"), "{}", stderr(&o));
+    for args in [
+        &["watch", "no-such-game"][..],
+        &["play", "--game", "no-such-game"],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--server", &addr]);
+        let o = canasta(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let err = stderr(&o);
+        assert!(
+            err.contains("GAME_NOT_FOUND") && err.contains("`canasta games`"),
+            "{args:?}: {err}"
+        );
+    }
 }
 
 #[test]
