@@ -529,7 +529,7 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
         (0..me.rules.players as u32)
             .filter(|&s| s != me.seat)
             .collect()
-    } else if args.bot.is_some() {
+    } else {
         let summary = client
             .get_game(v1::GetGameRequest {
                 game_id: game_id.clone(),
@@ -539,14 +539,26 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
             .into_inner()
             .game
             .unwrap_or_default();
-        summary
+        let free: Vec<u32> = summary
             .seats
             .iter()
             .filter(|s| !s.occupied && s.seat != me.seat)
             .map(|s| s.seat)
-            .collect()
-    } else {
-        Vec::new()
+            .collect();
+        if args.bot.is_none() && !free.is_empty() {
+            let (is, it) = if free.len() == 1 {
+                ("is", "it is")
+            } else {
+                ("are", "they are")
+            };
+            println!(
+                "{} {is} free: the game waits until {it} taken (--bot NAME seats built-in bots in the free seats)",
+                seats_text(&free)
+            );
+            Vec::new()
+        } else {
+            free
+        }
     };
     for &s in &bot_seats {
         bots.spawn(
