@@ -267,8 +267,9 @@ pub struct WatchArgs {
     /// it is now and the live events.
     #[arg(long)]
     pub from_start: bool,
-    /// Print one JSON object per event, a line each (seq, kind, seat, text; score for a deal's
-    /// end, result for the match's), instead of text.
+    /// Print one JSON object per event, a line each (game_id, seq, kind, seat, text: the line
+    /// `play` shows, null for an event it does not show; score for a deal's end, result for the
+    /// match's), instead of text.
     #[arg(long)]
     pub json: bool,
     /// How long to keep trying to reach the server again after the connection drops (the
