@@ -2127,7 +2127,16 @@ fn watch_follows_a_game_of_bots_to_the_end_across_a_server_restart() {
     let o = canasta(&["create", "--server", &addr, "--players", "2", "--seed", "8"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let game = stdout(&o).trim().to_string();
-    let mut text_watch = spawn(&["watch", &game, "--server", &addr, "--color", "never"]);
+    let mut text_watch = spawn(&[
+        "watch",
+        &game,
+        "--server",
+        &addr,
+        "--color",
+        "never",
+        "--reconnect-secs",
+        "600",
+    ]);
     let text = lines_of(&mut text_watch);
     let first = text
         .recv_timeout(Duration::from_secs(60))
@@ -2136,21 +2145,42 @@ fn watch_follows_a_game_of_bots_to_the_end_across_a_server_restart() {
         first,
         format!("watching game {game} as a spectator: waiting")
     );
-    let mut json_watch = spawn(&["watch", &game, "--server", &addr, "--from-start", "--json"]);
+    // Its errors go to a file, to say why if it stops early. The clients are patient: how
+    // long a loaded machine takes to restart the server is not what this test is about.
+    let watch_errors = dir.join("watch.err");
+    let mut json_watch = Command::new(BIN)
+        .args(["watch", &game, "--server", &addr, "--from-start", "--json"])
+        .args(["--reconnect-secs", "600"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&watch_errors).unwrap())
+        .spawn()
+        .unwrap();
     let events = lines_of(&mut json_watch);
     let parse = |line: String| -> serde_json::Value {
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"))
     };
     let next = |what: &str| {
-        parse(
-            events
-                .recv_timeout(Duration::from_secs(60))
-                .unwrap_or_else(|_| panic!("the watch shows {what}")),
-        )
+        let line = events
+            .recv_timeout(Duration::from_secs(120))
+            .unwrap_or_else(|_| {
+                let why = std::fs::read_to_string(&watch_errors).unwrap_or_default();
+                panic!("the watch does not show {what}: {why}")
+            });
+        parse(line)
     };
     let bot = |seat: &str| {
         spawn(&[
-            "bot", "--server", &addr, "--game", &game, "--seat", seat, "--json",
+            "bot",
+            "--server",
+            &addr,
+            "--game",
+            &game,
+            "--seat",
+            seat,
+            "--json",
+            "--reconnect-secs",
+            "600",
         ])
     };
     // The first bot joins; then the server goes down while the game waits for the second, so
@@ -2174,7 +2204,11 @@ fn watch_follows_a_game_of_bots_to_the_end_across_a_server_restart() {
     let server = ServerProcess::start(&bin, &db, &addr);
     seen.extend(events.iter().map(parse));
     let o = finish_within(json_watch, Duration::from_secs(300), "canasta watch --json");
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        o.status.success(),
+        "{}",
+        std::fs::read_to_string(&watch_errors).unwrap_or_default()
+    );
     for (i, e) in seen.iter().enumerate() {
         assert_eq!(e["seq"], i as u64 + 1, "every event once, in order: {e}");
         assert_eq!(e["game_id"], game.as_str());
