@@ -600,14 +600,43 @@ fn the_documented_json_outputs_have_the_shape_of_the_real_ones() {
     let o = canasta(&["replay", file, "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let replay: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    let game = create_game(&rt, &addr, 2, &[("target_score", "500")], 3);
+    // A game with a time control, from `create`, played to the end by two bots.
+    let o = canasta(
+        &[
+            &["create", "--server", &addr, "--seed", "3", "--json"][..],
+            &rules,
+            &["--move-budget", "30s"],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let created: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let game = created["game_id"].as_str().unwrap().to_string();
     let bot = run_bots(&addr, &game, &[&["--bot", "greedy"], &["--bot", "random"]]).remove(0);
+    let games = serde_json::Value::Array(games_json(&addr, &["--limit", "1"]));
+    let o = canasta(&["watch", &game, "--server", &addr, "--from-start", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let events: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let event = |kind: &str| events.iter().find(|e| e["kind"] == kind).unwrap().clone();
+    let (discarded, deal_end, match_end) = (
+        event("discarded"),
+        event("deal_ended"),
+        event("match_ended"),
+    );
     for (name, real) in [
         ("match line", line),
         ("match summary", summary),
         ("replay", &replay),
         ("bot", &bot),
         ("record", &record),
+        ("games", &games),
+        ("create", &created),
+        ("watch event", &discarded),
+        ("watch deal end", &deal_end),
+        ("watch match end", &match_end),
     ] {
         assert_eq!(shape(&documented(name)), shape(real), "{name}: {real}");
     }
