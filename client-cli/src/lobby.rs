@@ -141,13 +141,9 @@ pub fn result_text(r: &v1::MatchResult) -> String {
     let how = match (r.winner_side, r.forfeited_side) {
         (Some(w), Some(f)) => format!("side {f} forfeited, side {w} won"),
         (Some(w), None) => format!("side {w} won"),
-        (None, _) => match end_name(r.end).as_deref() {
-            Some("abandoned") => "abandoned, no side won".to_string(),
-            Some(other) => format!("{other}, no side won"),
-            None => "over".to_string(),
-        },
+        (None, _) => crate::render::no_winner(r).to_string(),
     };
-    format!("{how}: {totals}")
+    format!("{how} ({totals})")
 }
 
 /// The rules of a summary in a few words: preset, players, options, time control.
@@ -323,10 +319,13 @@ pub async fn create(args: CreateArgs) -> Result<(), String> {
         .into_inner();
     let game = response.game.ok_or("the server answered no game")?;
     let id = &game.game_id;
+    let token = &response.creator_token;
     // Standard output holds the id alone (or the JSON), for scripts; the rest goes to
     // standard error.
     if args.json {
-        println!("{}", summary_json(&game));
+        let mut j = summary_json(&game);
+        j["creator_token"] = json!(token);
+        println!("{j}");
     } else {
         println!("{id}");
     }
@@ -334,6 +333,11 @@ pub async fn create(args: CreateArgs) -> Result<(), String> {
         "created game {id} ({}): join it with `canasta play --game {id}`, watch it with `canasta watch {id}`",
         rules_text(&game)
     );
+    if !token.is_empty() {
+        eprintln!(
+            "its creator token is {token} — a secret: it cancels the game while it waits for players (`canasta cancel {id} --token {token}`), and holds no seat"
+        );
+    }
     let Some(list) = &args.bots else {
         return Ok(());
     };
@@ -365,7 +369,7 @@ pub async fn create(args: CreateArgs) -> Result<(), String> {
         _ = tokio::signal::ctrl_c() => {
             let left = bots.leave().await;
             eprintln!(
-                "the bots gave up {}: the game waits until they are taken again (`canasta play --game {id} --bot greedy` takes one and seats bots in the others)",
+                "the bots gave up {}: the game waits until they are taken again (`canasta play --game {id} --bot greedy` takes one and seats bots in the others); a game that waits expires after the server's waiting time (an hour unless its operator set another)",
                 seats_text(&left)
             );
             return Ok(());
@@ -490,14 +494,23 @@ mod tests {
             end: v1::MatchEndKind::Target as i32,
             forfeited_side: None,
         };
-        assert_eq!(result_text(&r), "side 0 won: 5120, 3020");
+        assert_eq!(result_text(&r), "side 0 won (5120, 3020)");
         r.forfeited_side = Some(1);
         r.end = v1::MatchEndKind::Forfeit as i32;
-        assert_eq!(result_text(&r), "side 1 forfeited, side 0 won: 5120, 3020");
+        assert_eq!(result_text(&r), "side 1 forfeited, side 0 won (5120, 3020)");
         r.winner_side = None;
         r.forfeited_side = None;
         r.end = v1::MatchEndKind::Abandoned as i32;
-        assert_eq!(result_text(&r), "abandoned, no side won: 5120, 3020");
+        assert_eq!(
+            result_text(&r),
+            "abandoned, nobody played: no side wins (5120, 3020)"
+        );
+        r.end = v1::MatchEndKind::Expired as i32;
+        assert!(
+            result_text(&r).starts_with("expired"),
+            "{}",
+            result_text(&r)
+        );
         r.finished = false;
         assert_eq!(result_text(&r), "so far 5120, 3020");
     }

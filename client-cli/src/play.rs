@@ -326,9 +326,8 @@ pub fn seats_text(seats: &[u32]) -> String {
 /// What the game does with a seat whose player is away, under its time control.
 fn away_text(time_control: Option<&v1::TimeControl>) -> String {
     match time_control.filter(|t| t.move_budget_ms > 0) {
-        None => {
-            "the game waits for your seat (it has no time control: nobody moves for you)".into()
-        }
+        None => "the game waits for your seat (it has no time control: nobody moves for you; the server abandons a match in which no seat acts, joins or leaves for its idle time, a day unless its operator set another)"
+            .into(),
         Some(t) => {
             let budget = format!("{:.1} s", t.move_budget_ms as f64 / 1000.0);
             if t.policy == v1::TimeoutPolicy::Forfeit as i32 {
@@ -399,6 +398,20 @@ async fn stop_playing(
             );
             if let Some(line) = bots_line {
                 println!("{line}");
+            }
+            let summary = client
+                .get_game(v1::GetGameRequest {
+                    game_id: game.clone(),
+                })
+                .await
+                .ok()
+                .and_then(|r| r.into_inner().game);
+            if summary.is_some_and(|g| {
+                g.status == v1::GameStatus::Playing as i32 && g.seats.iter().all(|s| !s.occupied)
+            }) {
+                println!(
+                    "every seat is empty now: unless one is taken again, the server abandons the match after its time for empty games (ten minutes unless its operator set another)"
+                );
             }
         }
         Stop::Quit => {

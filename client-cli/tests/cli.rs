@@ -1996,7 +1996,7 @@ fn games_lists_filters_and_pages_through_the_servers_games() {
         .map(i32::to_string)
         .collect::<Vec<_>>()
         .join(", ");
-    let won = format!("side {} won: {totals}", result.winner_side.unwrap());
+    let won = format!("side {} won ({totals})", result.winner_side.unwrap());
     assert!(lines[3].contains(&won), "{won}: {table}");
     let o = canasta(&["games", "--server", &addr, "--status", "finished"]);
     assert_eq!(stdout(&o).lines().count(), 2, "{}", stdout(&o));
@@ -2060,6 +2060,11 @@ fn create_makes_the_game_its_flags_describe() {
         "{}",
         stderr(&o)
     );
+    assert!(
+        stderr(&o).contains("its creator token is ") && stderr(&o).contains("a secret"),
+        "{}",
+        stderr(&o)
+    );
     let g = summary(&rt, &addr, &game);
     let rules = g.rules.clone().unwrap();
     assert_eq!(rules.preset, v1::Preset::Official as i32);
@@ -2108,7 +2113,30 @@ fn create_makes_the_game_its_flags_describe() {
     );
     assert_eq!(j["status"], "waiting");
     let listed = games_json(&addr, &["--limit", "1"]);
-    assert_eq!(listed[0], j);
+    let creator_token = j["creator_token"].as_str().unwrap().to_string();
+    let mut without_token = j.clone();
+    without_token
+        .as_object_mut()
+        .unwrap()
+        .remove("creator_token");
+    assert_eq!(listed[0], without_token);
+    // The creator token printed is the one that cancels the game.
+    let samba = j["game_id"].as_str().unwrap();
+    let o = canasta(&[
+        "cancel",
+        samba,
+        "--server",
+        &addr,
+        "--token",
+        &creator_token,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cancelled = summary(&rt, &addr, samba);
+    assert_eq!(cancelled.status, v1::GameStatus::Finished as i32);
+    assert_eq!(
+        cancelled.result.unwrap().end,
+        v1::MatchEndKind::Cancelled as i32
+    );
 
     // Two bots play the first game to the end: its record keeps the seed and start scores.
     let results = run_bots(&addr, &game, &[&["--seat", "0"], &["--seat", "1"]]);
@@ -2441,6 +2469,10 @@ fn play_shows_its_token_and_comes_back_to_the_seat_after_quit() {
     assert!(o.status.success(), "{}\n{lines:#?}", stderr(&o));
     assert!(after(&lines, "you are back at seat 0 of game ").starts_with(&game));
     assert!(after(&lines, "you left seat 0 of game ").contains("free for anyone"));
+    assert!(
+        after(&lines, "every seat is empty now").contains("abandons the match"),
+        "{lines:#?}"
+    );
     let g = summary(&rt, &addr, &game);
     assert!(!g.seats[0].occupied && !g.seats[1].occupied, "{g:?}");
     let o = canasta(&[
