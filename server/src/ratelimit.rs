@@ -10,6 +10,10 @@
 //! to a whole millisecond. Budgets left full are dropped by [`RequestLimits::sweep`], which
 //! [`keep_swept`] runs every [`SWEEP_PERIOD`]. Watch streams are counted per client as well
 //! (`TOO_MANY_WATCHERS`), and a stream's place is freed when it ends.
+//!
+//! Budgets refill on tokio's clock ([`TokioClock`]), as every other time of the server (the
+//! games' time controls, heartbeats, deadlines) does: a test that pauses the runtime's clock
+//! sees a budget come back only when it moves the clock on.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -19,7 +23,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use governor::Quota;
-use governor::clock::{Clock, MonotonicClock};
+use governor::clock::Clock;
 use governor::middleware::NoOpMiddleware;
 use governor::state::keyed::DashMapStateStore;
 use tokio::sync::watch;
@@ -76,11 +80,24 @@ pub fn round_up_to_ms(wait: Duration) -> Duration {
     Duration::from_millis(u64::try_from(ms).unwrap_or(u64::MAX))
 }
 
+/// The clock of the limiters: tokio's, which a runtime whose time is paused (tests) stops and
+/// moves on at will; outside such a runtime it is the monotonic clock of the system.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TokioClock;
+
+impl Clock for TokioClock {
+    type Instant = std::time::Instant;
+
+    fn now(&self) -> std::time::Instant {
+        tokio::time::Instant::now().into_std()
+    }
+}
+
 type Keyed<K, C> =
     governor::RateLimiter<K, DashMapStateStore<K>, C, NoOpMiddleware<<C as Clock>::Instant>>;
 
 /// A request-rate limiter: one budget per key.
-pub struct RateLimiter<K: Hash + Eq + Clone, C: Clock = MonotonicClock> {
+pub struct RateLimiter<K: Hash + Eq + Clone, C: Clock = TokioClock> {
     rate: f64,
     keyed: Keyed<K, C>,
 }
@@ -97,7 +114,7 @@ impl<K: Hash + Eq + Clone, C: Clock> std::fmt::Debug for RateLimiter<K, C> {
 impl<K: Hash + Eq + Clone> RateLimiter<K> {
     /// A limiter allowing `rate` requests per second per key, in bursts of up to twice as many.
     pub fn new(rate: f64) -> RateLimiter<K> {
-        RateLimiter::with_clock(rate, MonotonicClock)
+        RateLimiter::with_clock(rate, TokioClock)
     }
 }
 
@@ -143,7 +160,7 @@ impl<K: Hash + Eq + Clone, C: Clock> RateLimiter<K, C> {
 /// The request rates of the service: one budget per seat token (`--requests-per-second`), one
 /// per address (`--address-requests-per-second`).
 #[derive(Debug)]
-pub struct RequestLimits<C: Clock = MonotonicClock> {
+pub struct RequestLimits<C: Clock = TokioClock> {
     tokens: RateLimiter<TokenId, C>,
     addresses: RateLimiter<IpAddr, C>,
 }
@@ -151,7 +168,7 @@ pub struct RequestLimits<C: Clock = MonotonicClock> {
 impl RequestLimits {
     /// Budgets of `per_token` and `per_address` requests per second.
     pub fn new(per_token: f64, per_address: f64) -> RequestLimits {
-        RequestLimits::with_clock(per_token, per_address, MonotonicClock)
+        RequestLimits::with_clock(per_token, per_address, TokioClock)
     }
 }
 

@@ -6,6 +6,7 @@ pub mod replica;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use canasta_proto::v1;
@@ -22,6 +23,12 @@ use tonic::{Request, Status};
 pub type Client = CanastaServiceClient<Channel>;
 
 /// A server running in this process.
+///
+/// [`TestServer::start`] and its siblings serve on the test's own runtime, whose clock is the
+/// real one. [`TestServer::paused`] serves on a runtime of its own whose clock stands still
+/// until the test moves it with [`TestServer::advance`]: every time of the server (time
+/// controls, heartbeats, deadlines, request budgets, the shutdown's grace) is on tokio's clock,
+/// so a test of time waits for the events it expects and never for time to pass.
 pub struct TestServer {
     /// Where it listens.
     pub addr: SocketAddr,
@@ -29,6 +36,37 @@ pub struct TestServer {
     /// When the shutdown began.
     stopping_since: Option<tokio::time::Instant>,
     task: Option<JoinHandle<()>>,
+    /// The paused clock, if the server runs on one.
+    clock: Option<Arc<PausedClock>>,
+}
+
+/// Keeps a paused server's runtime running while held, after `serve` has returned (as an
+/// embedder's runtime runs on); see [`TestServer::keep_runtime`].
+pub struct RuntimeKept {
+    _clock: Option<Arc<PausedClock>>,
+}
+
+/// The runtime of a server whose clock stands still (see [`TestServer::paused`]).
+///
+/// Tokio moves a paused clock on by itself when its runtime has nothing to do but wait (it
+/// "auto-advances" to the next timer), which a server waiting on its sockets always is: its
+/// time-outs would fire between any two requests. Auto-advance is held off while a blocking
+/// task runs (tokio's documentation of `time::pause`, "Preventing auto-advance"): one blocking
+/// task waits for as long as the server lives, so the clock moves only when the test says.
+struct PausedClock {
+    runtime: tokio::runtime::Handle,
+    /// Dropped to end the blocking task that holds the clock.
+    hold: Option<std::sync::mpsc::Sender<()>>,
+    /// Dropped to let the runtime's thread end.
+    keep: Option<oneshot::Sender<()>>,
+}
+
+impl Drop for PausedClock {
+    fn drop(&mut self) {
+        // The blocking task first: the runtime, when it ends, waits for its blocking tasks.
+        drop(self.hold.take());
+        drop(self.keep.take());
+    }
 }
 
 impl TestServer {
@@ -39,10 +77,7 @@ impl TestServer {
 
     /// Starts a server with SQLite storage at `db`.
     pub async fn with_db(db: &Path) -> TestServer {
-        let mut config = Config::for_tests();
-        config.memory = false;
-        config.db = db.to_path_buf();
-        TestServer::with_config(config).await
+        TestServer::with_config(db_config(db)).await
     }
 
     /// Starts a server with this configuration, on a free loopback port.
@@ -60,18 +95,92 @@ impl TestServer {
             .expect("a free loopback port");
         let addr = listener.local_addr().expect("bound");
         let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            canasta_server::serve(config, store, loaded, listener, async {
-                let _ = stopped.await;
+        let task = tokio::spawn(serve(config, store, loaded, listener, stopped));
+        TestServer {
+            addr,
+            stop: Some(stop),
+            stopping_since: None,
+            task: Some(task),
+            clock: None,
+        }
+    }
+
+    /// Starts a server with this configuration on a runtime of its own (one thread) whose
+    /// clock stands still until [`TestServer::advance`] moves it.
+    pub async fn paused(config: Config) -> TestServer {
+        let (store, loaded) = canasta_server::open_store(&config).expect("the storage opens");
+        TestServer::paused_with_store(config, store, loaded).await
+    }
+
+    /// [`TestServer::paused`] with SQLite storage at `db`.
+    pub async fn paused_with_db(db: &Path) -> TestServer {
+        TestServer::paused(db_config(db)).await
+    }
+
+    /// [`TestServer::paused`] on storage the test opened.
+    pub async fn paused_with_store(mut config: Config, store: Store, loaded: Loaded) -> TestServer {
+        config.listen = "127.0.0.1:0".parse().expect("an address");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .start_paused(true)
+            .build()
+            .expect("the server's runtime");
+        let handle = runtime.handle().clone();
+        let (hold, held) = std::sync::mpsc::channel::<()>();
+        handle.spawn_blocking(move || {
+            let _ = held.recv();
+        });
+        let (keep, kept) = oneshot::channel::<()>();
+        std::thread::Builder::new()
+            .name("paused-server".into())
+            .spawn(move || {
+                runtime.block_on(async {
+                    let _ = kept.await;
+                });
             })
-            .await
-            .expect("the server runs");
+            .expect("the server's thread");
+        // Bound here, registered with the server's runtime there.
+        let listener = std::net::TcpListener::bind(config.listen).expect("a free loopback port");
+        listener.set_nonblocking(true).expect("a non-blocking socket");
+        let addr = listener.local_addr().expect("bound");
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = handle.spawn(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("a tokio listener");
+            serve(config, store, loaded, listener, stopped).await;
         });
         TestServer {
             addr,
             stop: Some(stop),
             stopping_since: None,
             task: Some(task),
+            clock: Some(Arc::new(PausedClock {
+                runtime: handle,
+                hold: Some(hold),
+                keep: Some(keep),
+            })),
+        }
+    }
+
+    /// Moves the paused clock of the server on by `by`: every timer due by then fires (the
+    /// events they cause follow; wait for them). Panics if the server's clock is not paused.
+    pub async fn advance(&self, by: Duration) {
+        let clock = self
+            .clock
+            .as_ref()
+            .expect("advance: the server runs on the real clock (start it with TestServer::paused)");
+        clock
+            .runtime
+            .spawn(tokio::time::advance(by))
+            .await
+            .expect("the clock moved on");
+    }
+
+    /// Keeps the server's runtime running while the value is held, even after the server is
+    /// stopped and dropped. (A server on the real clock runs on the test's runtime, which runs
+    /// on anyway.)
+    pub fn keep_runtime(&self) -> RuntimeKept {
+        RuntimeKept {
+            _clock: self.clock.clone(),
         }
     }
 
@@ -95,8 +204,9 @@ impl TestServer {
     }
 
     /// Shuts the server down (if that has not begun) and waits for `serve` to return, which
-    /// must happen within `limit` of this call and without an error; returns how long it took
-    /// from the beginning of the shutdown.
+    /// must happen within `limit` of this call (a guard against a hang: on the test's clock,
+    /// which is real) and without an error; returns how long it took from the beginning of
+    /// the shutdown, for information.
     pub async fn stopped_within(mut self, limit: Duration) -> Duration {
         self.begin_shutdown();
         if let Some(task) = self.task.take() {
@@ -107,6 +217,34 @@ impl TestServer {
         }
         self.stopping_since.expect("the shutdown began").elapsed()
     }
+
+    /// True once `serve` has returned.
+    pub fn has_stopped(&self) -> bool {
+        self.task.as_ref().is_none_or(JoinHandle::is_finished)
+    }
+}
+
+/// The configuration of a server storing in SQLite at `db`.
+fn db_config(db: &Path) -> Config {
+    let mut config = Config::for_tests();
+    config.memory = false;
+    config.db = db.to_path_buf();
+    config
+}
+
+/// Serves until `stopped` completes (or its sender is dropped).
+async fn serve(
+    config: Config,
+    store: Store,
+    loaded: Loaded,
+    listener: tokio::net::TcpListener,
+    stopped: oneshot::Receiver<()>,
+) {
+    canasta_server::serve(config, store, loaded, listener, async {
+        let _ = stopped.await;
+    })
+    .await
+    .expect("the server runs");
 }
 
 impl Drop for TestServer {
@@ -114,6 +252,42 @@ impl Drop for TestServer {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
+    }
+}
+
+/// A count that tasks add to and a test waits on: the test waits for the count it expects,
+/// never for time to pass. Its clones share the count, across runtimes.
+#[derive(Clone, Debug)]
+pub struct Counter(Arc<tokio::sync::watch::Sender<usize>>);
+
+impl Default for Counter {
+    fn default() -> Counter {
+        Counter(Arc::new(tokio::sync::watch::Sender::new(0)))
+    }
+}
+
+impl Counter {
+    /// A count of zero.
+    pub fn new() -> Counter {
+        Counter::default()
+    }
+
+    /// Adds one.
+    pub fn add_one(&self) {
+        self.0.send_modify(|n| *n += 1);
+    }
+
+    /// The count now.
+    pub fn get(&self) -> usize {
+        *self.0.borrow()
+    }
+
+    /// Waits until the count is at least `n`.
+    pub async fn reached(&self, n: usize) {
+        let mut rx = self.0.subscribe();
+        rx.wait_for(|&count| count >= n)
+            .await
+            .expect("the count lives as long as this clone");
     }
 }
 

@@ -18,12 +18,11 @@
 //! [`assert_refused_at_shutdown`]). Neither changes anything.
 
 use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use canasta_engine::Viewer;
+use canasta_engine::rng::Xoshiro256;
 use canasta_proto::convert::action_to_wire;
 use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
@@ -42,20 +41,24 @@ use tonic::codegen::http::uri::PathAndQuery;
 use tonic::transport::Channel;
 use tonic::{Code, Request, Status, Streaming};
 
-/// The longest any one step may take: a hang fails the test instead of holding it.
+/// The longest any one step may take on the test's (real) clock: a hang fails the test instead
+/// of holding it, and nothing is measured against it.
 const WITHIN: Duration = Duration::from_secs(10);
 
 /// `serve` stops waiting for the connections still open this long after the shutdown began
-/// (`SHUTDOWN_GRACE`): a shutdown that takes less had every connection close by itself.
+/// (`SHUTDOWN_GRACE`), on the server's clock. The servers here run on a paused clock that only
+/// the grace test moves: a shutdown that ends while the clock stands still had every
+/// connection close by itself, whatever the time it took.
 const GRACE: Duration = Duration::from_secs(5);
 
-/// A server storing in SQLite at `db`, with a token rate no test here reaches.
+/// A server storing in SQLite at `db`, with a token rate no test here reaches, on a paused
+/// clock (see [`GRACE`]).
 async fn start(db: &std::path::Path) -> TestServer {
     let mut config = Config::for_tests();
     config.memory = false;
     config.db = db.to_path_buf();
     config.requests_per_second = 1_000_000.0;
-    TestServer::with_config(config).await
+    TestServer::paused(config).await
 }
 
 /// A refusal by the stopping server itself: UNAVAILABLE `SHUTTING_DOWN`, saying to retry.
@@ -171,12 +174,14 @@ impl<R> Held<R> {
 // ----- a client that keeps its connection open -----
 
 // A client that never finishes its request holds its connection open past the shutdown's
-// grace: `serve` stops waiting for it then, and the connection ends with `serve`, though the
-// runtime (an embedder's; here the test's) runs on. The request is answered with an error at
-// once instead of hanging on a connection no server serves any more.
+// grace: `serve` stops waiting for it then (on the server's clock: not a moment before), and
+// the connection ends with `serve`, though the runtime (an embedder's; here the server's own,
+// kept running) runs on. The request is answered with an error at once instead of hanging on a
+// connection no server serves any more.
 #[tokio::test]
 async fn a_connection_still_open_after_the_grace_is_closed_when_serve_returns() {
-    let server = TestServer::start().await;
+    let mut server = TestServer::paused(Config::for_tests()).await;
+    let runtime = server.keep_runtime();
     let channel = channel(server.addr).await;
     let Held { release, answer } = held::<_, v1::CreateGameResponse>(
         &channel,
@@ -184,19 +189,29 @@ async fn a_connection_still_open_after_the_grace_is_closed_when_serve_returns() 
         Request::new(seeded(41)),
     )
     .await;
-    let took = server.stopped_within(GRACE + WITHIN).await;
+    // A request sent after the held one on its connection is answered: the server has it.
+    CanastaServiceClient::new(channel.clone())
+        .list_games(v1::ListGamesRequest::default())
+        .await
+        .expect("the games");
+    server.begin_shutdown();
+    // Until the grace is over, the held request keeps its connection, and `serve`, waiting.
+    server.advance(GRACE - Duration::from_millis(1)).await;
     assert!(
-        took >= GRACE - Duration::from_millis(100),
-        "took {took:?}: the held request should have kept its connection open"
+        !server.has_stopped(),
+        "serve returned before its grace was over, with a connection open"
     );
+    assert!(!answer.is_finished(), "the held call ended before the grace");
+    server.advance(Duration::from_millis(1)).await;
+    server.stopped_within(WITHIN).await;
     // The message is still held back (`release` lives): only the cut connection ends the call.
     let answered = timeout(WITHIN, answer)
         .await
-        .expect("the call ends within 10 s of serve returning")
+        .expect("the call ends when serve returns")
         .expect("the caller's task");
     let status = answered.expect_err("a request whose connection was cut has no answer");
     assert_eq!(reason(&status), "", "not the service's refusal: {status:?}");
-    drop(release);
+    drop((release, runtime));
 }
 
 // ----- reading streams to their end -----
@@ -316,7 +331,8 @@ async fn assert_log(client: &mut Client, game_id: &str, tokens: &[String], repli
 // time limit; while the server finishes the four, a new request on the client's connection is
 // refused by the transport and a new connection is not taken; the four received requests
 // (CreateGame, JoinGame, SubmitAction, GetView) are each refused UNAVAILABLE SHUTTING_DOWN, with
-// the ErrorInfo reason; `serve` returns well within its grace (no connection had to be cut).
+// the ErrorInfo reason; `serve` returns with the server's clock standing still (it did not wait
+// for its grace: no connection had to be cut).
 // After a restart on the same database none of the refused requests changed anything, and the
 // refused action retried with its request id is applied, once.
 #[tokio::test]
@@ -465,8 +481,8 @@ async fn shutdown_ends_streams_and_calls_refuses_new_requests_and_returns() {
     assert_shutting_down(&held_join.answer().await.expect_err("no new player"));
     assert_shutting_down(&held_submit.answer().await.expect_err("no new action"));
     assert_shutting_down(&held_view.answer().await.expect_err("no new view"));
-    let took = server.stopped_within(WITHIN).await;
-    assert!(took < GRACE - Duration::from_secs(1), "took {took:?}");
+    // The server's clock never moved: `serve` returning means it did not wait for its grace.
+    server.stopped_within(WITHIN).await;
 
     // Nothing the refused requests asked for happened.
     let server = start(&db).await;
@@ -566,8 +582,8 @@ async fn every_acknowledged_action_is_stored_and_the_games_play_on_after_a_resta
         let (_, error) = play_to_end(call).await;
         assert!(error.is_none(), "the call ended with {error:?}");
     }
-    let took = server.stopped_within(WITHIN).await;
-    assert!(took < GRACE - Duration::from_secs(1), "took {took:?}");
+    // Without the grace (the server's clock never moved).
+    server.stopped_within(WITHIN).await;
 
     let server = start(&db).await;
     let mut client = server.client().await;
@@ -671,6 +687,20 @@ struct Racer {
     over_play: bool,
 }
 
+/// The actions acknowledged to a player, and to every player of the round.
+#[derive(Clone)]
+struct Acks {
+    own: Counter,
+    all: Counter,
+}
+
+impl Acks {
+    fn add_one(&self) {
+        self.own.add_one();
+        self.all.add_one();
+    }
+}
+
 /// The next plain move of `replica`'s game, as a request.
 fn next_request(replica: &Replica) -> (u8, canasta_engine::Action, v1::SubmitActionRequest) {
     let (s, action) = replica.plain_move();
@@ -685,11 +715,7 @@ fn next_request(replica: &Replica) -> (u8, canasta_engine::Action, v1::SubmitAct
 
 /// Acts as fast as it can over SubmitAction until a call fails; `acked` counts the actions
 /// acknowledged.
-async fn race_unary(
-    mut client: Client,
-    mut racer: Racer,
-    acked: Arc<AtomicUsize>,
-) -> (Racer, Pending) {
+async fn race_unary(mut client: Client, mut racer: Racer, acked: Acks) -> (Racer, Pending) {
     loop {
         let (s, action, mut request) = next_request(&racer.replica);
         request.game_id = racer.id.clone();
@@ -706,7 +732,7 @@ async fn race_unary(
                 racer.replica.apply(s, &action);
                 assert_eq!(answer.seq, racer.replica.seq());
                 assert_eq!(answer.events, racer.replica.events_after(seat(s), first));
-                acked.fetch_add(1, Ordering::SeqCst);
+                acked.add_one();
             }
             Err(status) => {
                 let outcome = Raced::Refused(status);
@@ -772,7 +798,7 @@ async fn read_call(call: PlayCall, results: mpsc::UnboundedSender<FromCall>) -> 
 async fn race_play(
     mut client: Client,
     mut racer: Racer,
-    acked: Arc<AtomicUsize>,
+    acked: Acks,
 ) -> (Racer, Pending, Vec<Vec<v1::GameEvent>>) {
     let mut senders = Vec::new();
     let mut results = Vec::new();
@@ -802,7 +828,7 @@ async fn race_play(
                 assert_eq!(r.request_id, request.request_id);
                 racer.replica.apply(s, &action);
                 assert_eq!(r.seq, Some(racer.replica.seq()));
-                acked.fetch_add(1, Ordering::SeqCst);
+                acked.add_one();
                 continue;
             }
             FromCall::Result(r) => {
@@ -846,11 +872,19 @@ async fn race_play(
 // each restored game is exactly its acknowledged actions, event by event, and the action
 // retried with its request id on the restarted server is applied then, once. The streams and
 // calls end cleanly, and what they carried is the stored log's beginning (never an event of an
-// action not acknowledged).
+// action not acknowledged). The moment of each shutdown is drawn from a seed
+// (CANASTA_SHUTDOWN_SEED repeats a run), counted in actions acknowledged; the server's clock
+// never moves, so the shutdowns end without the grace.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_action_racing_the_shutdown_is_stored_if_acknowledged_and_else_not_applied() {
     const GAMES: usize = 6;
     const ROUNDS: usize = 3;
+    let seed = std::env::var("CANASTA_SHUTDOWN_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(rand::random);
+    eprintln!("CANASTA_SHUTDOWN_SEED={seed}");
+    let mut rng = Xoshiro256::seed_from_u64(seed);
     let dir = temp_dir("shutdown-race");
     let db = dir.join("canasta.db");
     let mut racers: Vec<Racer> = Vec::new();
@@ -909,10 +943,14 @@ async fn an_action_racing_the_shutdown_is_stored_if_acknowledged_and_else_not_ap
         let mut spectators = Vec::new();
         let mut players = Vec::new();
         let mut counts = Vec::new();
+        let all_acked = Counter::new();
         for racer in std::mem::take(&mut racers) {
             let stream = watch_game(&mut client, &racer.id, None).await;
             spectators.push(tokio::spawn(watch_to_end(stream)));
-            let acked = Arc::new(AtomicUsize::new(0));
+            let acked = Acks {
+                own: Counter::new(),
+                all: all_acked.clone(),
+            };
             counts.push(acked.clone());
             let client = server.client().await;
             players.push(tokio::spawn(async move {
@@ -925,13 +963,17 @@ async fn an_action_racing_the_shutdown_is_stored_if_acknowledged_and_else_not_ap
             }));
         }
         // Every player is under way (a few actions acknowledged), then the shutdown comes
-        // at a moment that varies.
-        let started_at = tokio::time::Instant::now();
-        while counts.iter().any(|c| c.load(Ordering::SeqCst) < 3) {
-            assert!(started_at.elapsed() < WITHIN, "the players are too slow");
-            tokio::time::sleep(Duration::from_millis(1)).await;
+        // at a moment that varies with the seed: once the players have had between none and a
+        // dozen more actions acknowledged, all together.
+        for acked in &counts {
+            timeout(WITHIN, acked.own.reached(3))
+                .await
+                .expect("every player acts");
         }
-        tokio::time::sleep(Duration::from_micros(rand::random::<u64>() % 3000)).await;
+        let moment = all_acked.get() + rng.below(13) as usize;
+        timeout(WITHIN, all_acked.reached(moment))
+            .await
+            .expect("the players act on");
         server.begin_shutdown();
 
         for ((player, spectator), slot) in players.into_iter().zip(spectators).zip(&mut pending) {
@@ -981,8 +1023,7 @@ async fn an_action_racing_the_shutdown_is_stored_if_acknowledged_and_else_not_ap
             *slot = Some(p);
             racers.push(racer);
         }
-        let took = server.stopped_within(WITHIN).await;
-        assert!(took < GRACE - Duration::from_secs(1), "took {took:?}");
+        server.stopped_within(WITHIN).await;
     }
     println!("the actions racing the shutdown: {outcomes:?}");
     std::fs::remove_dir_all(&dir).expect("the directory is removed");
