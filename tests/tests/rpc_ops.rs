@@ -7,9 +7,7 @@
 //! event.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use canasta_engine::{Action, Game, Seat, Viewer};
 use canasta_proto::convert::{action_to_wire, card_list_to_wire};
@@ -340,21 +338,23 @@ async fn prompt(stream: &mut Streaming<v1::WatchGameResponse>) -> v1::Prompt {
     }
 }
 
-fn assert_time_left(t: Option<u64>, budget: u64) {
-    let t = t.expect("time left");
-    assert!(t > 0 && t <= budget, "time left {t} of {budget}");
+/// Asserts the time left to act is exactly `left` ms: the server's clock is paused, so the
+/// time left is what the test moved the clock to, to the millisecond.
+fn assert_time_left(t: Option<u64>, left: u64) {
+    assert_eq!(t, Some(left), "the time left to act");
 }
 
 // With the fallback policy, a seat that does nothing times out: TimedOut, then the fallback
 // bot's move, and play goes on. Views and prompts carry the time left to the seat to act only.
+// The server's clock is paused: a seat times out when the test moves the clock past its
+// budget, not a millisecond before.
 #[tokio::test]
 async fn a_timed_out_seat_gets_the_fallback_move_and_play_goes_on() {
-    let server = TestServer::start().await;
+    let server = TestServer::paused(Config::for_tests()).await;
     let mut client = server.client().await;
     let budget = 300;
     let request = timed(201, budget, v1::TimeoutPolicy::FallbackMove);
     let (id, tokens, mut replica) = started(&mut client, request).await;
-    let joined_at = Instant::now();
     let opening = replica.seq();
     assert_eq!(
         summary_of(&mut client, &id).await.time_control,
@@ -383,14 +383,15 @@ async fn a_timed_out_seat_gets_the_fallback_move_and_play_goes_on() {
     let mut spectator = watch(&mut client, &id, None, 0).await;
     read_until(&mut spectator, opening).await;
 
-    // Seat 0 does nothing: it times out and the fallback bot draws for it.
+    // Seat 0 does nothing: a millisecond before its budget is spent nothing happens; then it
+    // times out and the fallback bot draws for it.
+    server.advance(Duration::from_millis(budget - 1)).await;
+    let v0 = view_of(&mut client, &id, Some(&tokens[0]), false).await;
+    assert_time_left(v0.time_left_ms, 1);
+    assert_eq!(v0.view.map(|v| v.seq), Some(opening), "no time-out yet");
+    server.advance(Duration::from_millis(1)).await;
     replica.time_out();
     let got = events(&read_until(&mut spectator, replica.seq()).await);
-    let waited = joined_at.elapsed();
-    assert!(
-        waited >= Duration::from_millis(budget - 50) && waited < Duration::from_secs(3),
-        "timed out after {waited:?}"
-    );
     assert_eq!(got, replica.events_after(Viewer::Spectator, opening));
     assert_eq!(
         got[0].kind,
@@ -422,9 +423,14 @@ async fn a_timed_out_seat_gets_the_fallback_move_and_play_goes_on() {
         None
     );
     let from = replica.seq();
-    replica.time_out();
-    replica.time_out();
-    let got = events(&read_until(&mut spectator, replica.seq()).await);
+    // Each time-out gives the seat a new budget from then: one move of the clock, one
+    // time-out.
+    let mut got = Vec::new();
+    for _ in 0..2 {
+        server.advance(Duration::from_millis(budget)).await;
+        replica.time_out();
+        got.extend(events(&read_until(&mut spectator, replica.seq()).await));
+    }
     assert_eq!(got, replica.events_after(Viewer::Spectator, spectator_seen));
     assert!(
         matches!(got[(from - spectator_seen) as usize].kind, Some(Ev::TimedOut(ref t)) if t.seat == 1)
@@ -442,7 +448,7 @@ async fn a_timed_out_seat_gets_the_fallback_move_and_play_goes_on() {
 // out.
 #[tokio::test]
 async fn a_timed_out_seat_forfeits_the_match_under_the_forfeit_policy() {
-    let server = TestServer::start().await;
+    let server = TestServer::paused(Config::for_tests()).await;
     let mut client = server.client().await;
     let budget = 300;
     let policy = v1::TimeoutPolicy::Forfeit;
@@ -461,6 +467,8 @@ async fn a_timed_out_seat_forfeits_the_match_under_the_forfeit_policy() {
     let mut a_stream = watch(&mut client, &a, None, 0).await;
     let mut b_stream = watch(&mut client, &b, None, 0).await;
     plain_moves(&mut client, &b, &b_tokens, &mut b_replica, 2).await;
+    // Both stalled seats' budgets run out at once.
+    server.advance(Duration::from_millis(budget)).await;
 
     for (id, stream, replica, loser) in [
         (&a, &mut a_stream, &a_replica, 0u32),
@@ -530,38 +538,41 @@ async fn a_timed_out_seat_forfeits_the_match_under_the_forfeit_policy() {
 }
 
 // A game with a time control is back where it was after a restart: no time-out happened
-// while the server was down, and its clock runs again after.
+// while the server was down, and its clock runs again after, the whole budget from the
+// restart. (On paused clocks: the first server's time moved most of the budget on, the
+// restarted one's counts from its start, and any reading of the wall clock, which moved on
+// meanwhile, would show in a time left off by the milliseconds the restart took.)
 #[tokio::test]
 async fn a_timed_game_is_back_where_it_was_after_a_restart() {
     let dir = temp_dir("ops-timed");
     let db = dir.join("canasta.db");
     let budget = 1000;
-    let server = TestServer::with_db(&db).await;
+    let server = TestServer::paused_with_db(&db).await;
     let mut client = server.client().await;
     let (id, tokens, mut replica) = started(
         &mut client,
         timed(211, budget, v1::TimeoutPolicy::FallbackMove),
     )
     .await;
-    let stopping = Instant::now();
+    server.advance(Duration::from_millis(budget - 1)).await;
+    let v = view_of(&mut client, &id, Some(&tokens[0]), false).await;
+    assert_time_left(v.time_left_ms, 1);
     server.stop().await;
-    assert!(stopping.elapsed() < Duration::from_millis(budget / 2));
-    // Longer than the budget passes while the server is down.
-    tokio::time::sleep(Duration::from_millis(budget + 300)).await;
 
-    let server = TestServer::with_db(&db).await;
-    let restarted = Instant::now();
+    let server = TestServer::paused_with_db(&db).await;
     let mut client = server.client().await;
     assert_eq!(game_seq(&mut client, &id).await, replica.seq());
     let v = view_of(&mut client, &id, Some(&tokens[0]), false).await;
     assert_time_left(v.time_left_ms, budget);
-    // The clock runs: seat 0 times out on the restarted server.
+    // The clock runs: seat 0 times out on the restarted server, at the end of its budget.
     let mut spectator = watch(&mut client, &id, None, replica.seq()).await;
     let from = replica.seq();
+    server.advance(Duration::from_millis(budget - 1)).await;
+    assert_eq!(game_seq(&mut client, &id).await, from, "no time-out yet");
+    server.advance(Duration::from_millis(1)).await;
     replica.time_out();
     let got = events(&read_until(&mut spectator, replica.seq()).await);
     assert_eq!(got, replica.events_after(Viewer::Spectator, from));
-    assert!(restarted.elapsed() >= Duration::from_millis(budget / 2));
     server.stop().await;
     std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
@@ -609,12 +620,13 @@ async fn move_budgets_outside_the_servers_bounds_are_refused() {
 // Nobody plays a game under the fallback policy: once every seat has timed out three times
 // with no action between, the match ends, abandoned with no winner (TimedOut, then
 // MatchEnded), after a bounded number of time-outs; it is finished for every call, and after a
-// restart on its database it is the same finished game, with the same log.
+// restart on its database it is the same finished game, with the same log. The server's
+// clock is paused: the test moves it on by one budget at a time, each move one time-out.
 #[tokio::test]
 async fn a_match_nobody_plays_is_abandoned_and_stays_so_after_a_restart() {
     let dir = temp_dir("ops-abandoned");
     let db = dir.join("canasta.db");
-    let server = TestServer::with_db(&db).await;
+    let server = TestServer::paused_with_db(&db).await;
     let mut client = server.client().await;
     let budget = Config::for_tests().min_move_budget_ms;
     let (id, tokens, replica) = started(
@@ -624,23 +636,31 @@ async fn a_match_nobody_plays_is_abandoned_and_stays_so_after_a_restart() {
     .await;
     let mut stream = watch(&mut client, &id, None, 0).await;
     let mut got = Vec::new();
-    while let Some(m) = next_message(&mut stream).await {
-        if let Some(Msg::Event(e)) = m.kind {
-            got.push(e);
-        }
-        let timeouts = got
-            .iter()
+    let timeouts = |got: &[v1::GameEvent]| {
+        got.iter()
             .filter(|e| matches!(e.kind, Some(Ev::TimedOut(_))))
-            .count();
+            .count()
+    };
+    'play: loop {
+        // A time-out is streamed once the actor has applied it and set the next deadline:
+        // then the clock may move on to that one.
+        server.advance(Duration::from_millis(budget)).await;
+        let before = timeouts(&got);
+        while timeouts(&got) == before {
+            let Some(m) = next_message(&mut stream).await else {
+                break 'play;
+            };
+            if let Some(Msg::Event(e)) = m.kind {
+                got.push(e);
+            }
+        }
         assert!(
-            timeouts <= 100,
-            "{timeouts} time-outs and the match goes on"
+            timeouts(&got) <= 100,
+            "{} time-outs and the match goes on",
+            timeouts(&got)
         );
     }
-    let timeouts = got
-        .iter()
-        .filter(|e| matches!(e.kind, Some(Ev::TimedOut(_))))
-        .count();
+    let timeouts = timeouts(&got);
     assert!((6..=16).contains(&timeouts), "{timeouts} time-outs");
     assert_eq!(
         got[..replica.seq() as usize].to_vec(),
@@ -920,12 +940,13 @@ async fn the_message_size_limit_refuses_larger_requests() {
 
 // requests_per_second = 5 (bursts of 10): the 11th rapid request of one token is refused
 // RESOURCE_EXHAUSTED RATE_LIMITED with a RetryInfo and changes nothing; another token's
-// requests still pass; after the delay the token passes again.
+// requests still pass; after the delay the token passes again, not a millisecond before. The
+// server's clock is paused: the requests are "rapid" whatever time they take.
 #[tokio::test]
 async fn the_rate_limit_refuses_the_eleventh_rapid_request_of_a_token() {
     let mut config = Config::for_tests();
     config.requests_per_second = 5.0;
-    let server = TestServer::with_config(config).await;
+    let server = TestServer::paused(config).await;
     let mut client = server.client().await;
     let (id, tokens, mut replica) = started(&mut client, seeded(401)).await;
     let mut views = Vec::new();
@@ -945,7 +966,7 @@ async fn the_rate_limit_refuses_the_eleventh_rapid_request_of_a_token() {
         .unwrap()
         .retry_delay
         .unwrap();
-    assert!(delay <= Duration::from_millis(200), "retry after {delay:?}");
+    assert_eq!(delay, Duration::from_millis(200), "one request's place in 1/5 s");
     assert_eq!(game_seq(&mut client, &id).await, replica.seq());
 
     // The other seat's token has a bucket of its own; spectator calls carry no token.
@@ -968,8 +989,19 @@ async fn the_rate_limit_refuses_the_eleventh_rapid_request_of_a_token() {
         replica.seq()
     );
 
-    // After the delay the request passes, once.
-    tokio::time::sleep(delay + Duration::from_millis(20)).await;
+    // A millisecond before the delay is over the request is still refused; after it, it
+    // passes, once.
+    server.advance(delay - Duration::from_millis(1)).await;
+    let status = client
+        .submit_action(authed(draw.clone(), &tokens[0]))
+        .await
+        .expect_err("refused until the delay is over");
+    assert_refused(&status, Code::ResourceExhausted, "RATE_LIMITED");
+    assert_eq!(
+        status.get_details_retry_info().unwrap().retry_delay,
+        Some(Duration::from_millis(1))
+    );
+    server.advance(Duration::from_millis(1)).await;
     let response = client
         .submit_action(authed(draw, &tokens[0]))
         .await
@@ -1109,18 +1141,12 @@ fn free_addr() -> SocketAddr {
     l.local_addr().expect("bound")
 }
 
-/// GET /metrics: the body of the answer.
+/// GET /metrics: the body of the answer. The server binds its metrics port before it serves
+/// gRPC: once a gRPC request of the test has been answered, the port takes connections.
 async fn scrape(addr: SocketAddr) -> String {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let mut conn = loop {
-        match tokio::net::TcpStream::connect(addr).await {
-            Ok(c) => break c,
-            Err(e) => {
-                assert!(Instant::now() < deadline, "the metrics port: {e}");
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        }
-    };
+    let mut conn = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect("the metrics port takes connections");
     conn.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
         .await
         .unwrap();
@@ -1151,6 +1177,8 @@ async fn metrics_count_games_actions_errors_and_latency() {
     config.metrics_listen = Some(metrics);
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
+    // Answered: the server serves, its metrics port too.
+    assert!(list(&mut client).await.games.is_empty());
     let text = scrape(metrics).await;
     assert_eq!(sample(&text, "canasta_games"), Some(0.0));
     assert_eq!(sample(&text, "canasta_actions_total"), Some(0.0));
@@ -1299,7 +1327,7 @@ struct Mover {
 async fn shutdown_ends_streams_and_loses_no_acknowledged_action() {
     let dir = temp_dir("ops-shutdown");
     let db = dir.join("canasta.db");
-    let server = TestServer::with_db(&db).await;
+    let server = TestServer::paused_with_db(&db).await;
     let mut client = server.client().await;
     let (id, tokens, replica) = started(&mut client, seeded(601)).await;
     let seat_stream = watch(&mut client, &id, Some(&tokens[0]), 0).await;
@@ -1308,7 +1336,7 @@ async fn shutdown_ends_streams_and_loses_no_acknowledged_action() {
     let spectator_reader = tokio::spawn(drain(spectator_stream));
 
     // A player acts as fast as it can on its own connection until the server stops.
-    let acked = Arc::new(AtomicUsize::new(0));
+    let acked = Counter::new();
     let mover = {
         let mut client = connect(server.addr).await;
         let (id, tokens, acked) = (id.clone(), tokens.clone(), acked.clone());
@@ -1325,7 +1353,7 @@ async fn shutdown_ends_streams_and_loses_no_acknowledged_action() {
                     Ok(r) => {
                         replica.apply(s, &action);
                         assert_eq!(r.into_inner().seq, replica.seq());
-                        acked.fetch_add(1, Ordering::SeqCst);
+                        acked.add_one();
                     }
                     Err(error) => {
                         return Mover {
@@ -1338,11 +1366,9 @@ async fn shutdown_ends_streams_and_loses_no_acknowledged_action() {
             }
         })
     };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while acked.load(Ordering::SeqCst) < 30 {
-        assert!(Instant::now() < deadline, "the player is too slow");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    tokio::time::timeout(Duration::from_secs(10), acked.reached(30))
+        .await
+        .expect("the player acts");
     server.stop().await;
 
     let Mover {
@@ -1360,7 +1386,7 @@ async fn shutdown_ends_streams_and_loses_no_acknowledged_action() {
         ),
         "the player stopped on {error:?}"
     );
-    assert!(acked.load(Ordering::SeqCst) >= 30);
+    assert!(acked.get() >= 30);
     // Both streams ended, cleanly, with events of the game.
     let mut streamed = Vec::new();
     for (reader, viewer) in [

@@ -8,7 +8,7 @@
 //! actions in-process, so every stream is compared with what its viewer must see, event by
 //! event.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use canasta_engine::{Action, CardCounts, Seat, Viewer};
 use canasta_proto::convert::card_list_from_wire;
@@ -529,17 +529,12 @@ async fn the_asked_partner_is_prompted_to_answer_and_the_asker_waits() {
     assert!(left > 0 && left <= BUDGET_MS, "{left}");
     assert_eq!(v2.view.unwrap().to_act, Some(2));
 
-    // Seat 0 waits: no choices, no time left, no prompt.
+    // Seat 0 waits: no choices, no time left, no prompt (its stream is read up to the
+    // answer below: a prompt sent meanwhile would come before the answer's event).
     let v0 = view(&mut client, &id, &tokens[0], true).await;
     assert_eq!((v0.legal, v0.time_left_ms), (None, None));
     let got = read_until(&mut asker, asked).await;
     assert!(prompts(&got).is_empty(), "{got:?}");
-    assert!(
-        tokio::time::timeout(Duration::from_millis(300), asker.message())
-            .await
-            .is_err(),
-        "seat 0's stream sent something before the answer"
-    );
     let discard = v1::SubmitActionRequest {
         game_id: id.clone(),
         expected_seq: asked,
@@ -568,6 +563,16 @@ async fn the_asked_partner_is_prompted_to_answer_and_the_asker_waits() {
         &Action::AnswerPartner { yes: false },
     )
     .await;
+    let got = read_until(&mut asker, replica.seq()).await;
+    assert_eq!(
+        events(&got),
+        replica.events_after(seat(0), asked),
+        "the answer"
+    );
+    assert!(
+        prompts(&got).is_empty(),
+        "seat 0's stream prompted it before the answer: {got:?}"
+    );
     let prompt = next_prompt(&mut asker).await;
     assert_eq!((prompt.seq, prompt.seat), (replica.seq(), 0));
     let legal = prompt.legal.expect("the choices");
@@ -681,12 +686,29 @@ async fn a_seat_watching_before_the_start_is_prompted_when_the_game_starts() {
 
 // ----- heartbeats -----
 
-/// Reads `n` messages that must be heartbeats; returns their seqs and the time taken.
-async fn heartbeats(
+/// Reads every message (heartbeats too, which `read_until` passes over) up to the event of
+/// seq `until`.
+async fn every_message_until(
     stream: &mut Streaming<v1::WatchGameResponse>,
-    n: usize,
-) -> (Vec<u64>, Duration) {
-    let started = Instant::now();
+    until: u64,
+) -> Vec<Msg> {
+    let mut got = Vec::new();
+    loop {
+        let kind = next_message(stream)
+            .await
+            .expect("a message")
+            .kind
+            .expect("a kind");
+        let last = matches!(&kind, Msg::Event(e) if e.seq >= until);
+        got.push(kind);
+        if last {
+            return got;
+        }
+    }
+}
+
+/// Reads `n` messages that must be heartbeats; returns their seqs.
+async fn heartbeats(stream: &mut Streaming<v1::WatchGameResponse>, n: usize) -> Vec<u64> {
     let mut seqs = Vec::new();
     while seqs.len() < n {
         match next_message(stream)
@@ -699,40 +721,60 @@ async fn heartbeats(
             other => panic!("a heartbeat, not {other:?}"),
         }
     }
-    (seqs, started.elapsed())
+    seqs
 }
 
-// An idle stream receives heartbeats carrying the last seq, every heartbeat period.
+// An idle stream receives a heartbeat carrying the last seq every heartbeat period, counted
+// from the last message it was sent, and none sooner. The server's clock is paused: the test
+// moves it on, and reads what each move brings.
 #[tokio::test]
 async fn an_idle_stream_receives_heartbeats_with_the_last_seq() {
+    let period = Duration::from_secs(15);
     let mut config = Config::for_tests();
-    config.heartbeat_secs = 0.2;
-    let server = TestServer::with_config(config).await;
+    config.heartbeat_secs = period.as_secs_f64();
+    let server = TestServer::paused(config).await;
     let mut client = server.client().await;
     let (id, tokens, mut replica) = started(&mut client, seeded(44)).await;
     let mut stream = watch(&mut client, &id, None, 0, false).await.unwrap();
     let got = events(&read_until(&mut stream, replica.seq()).await);
     assert_eq!(got, replica.events(Viewer::Spectator));
 
-    let (seqs, took) = heartbeats(&mut stream, 3).await;
-    assert_eq!(seqs, vec![replica.seq(); 3]);
+    // A moment before the period is over nothing comes: the events of an action made then are
+    // the stream's next messages.
+    server.advance(period - Duration::from_millis(1)).await;
+    plain_moves(&mut client, &id, &tokens, &mut replica, 1).await;
+    let got = every_message_until(&mut stream, replica.seq()).await;
     assert!(
-        took >= Duration::from_millis(500) && took < Duration::from_secs(3),
-        "3 heartbeats in {took:?}"
+        got.iter().all(|m| matches!(m, Msg::Event(_))),
+        "a heartbeat before its period: {got:?}"
     );
+    // The period counts from those events: a moment before it, nothing again; at its end, one
+    // heartbeat with the last seq; then one every period.
+    server.advance(period - Duration::from_millis(1)).await;
+    plain_moves(&mut client, &id, &tokens, &mut replica, 1).await;
+    let got = every_message_until(&mut stream, replica.seq()).await;
+    assert!(
+        got.iter().all(|m| matches!(m, Msg::Event(_))),
+        "a heartbeat before its period: {got:?}"
+    );
+    for _ in 0..3 {
+        server.advance(period).await;
+        assert_eq!(heartbeats(&mut stream, 1).await, vec![replica.seq()]);
+    }
+    // One heartbeat a period, not more: the next message after the last is an action's event.
+    let before = replica.seq();
+    plain_moves(&mut client, &id, &tokens, &mut replica, 1).await;
+    assert!(matches!(
+        next_message(&mut stream).await.unwrap().kind,
+        Some(Msg::Event(e)) if e.seq == before + 1
+    ));
 
-    // After events, heartbeats carry the new seq.
-    plain_moves(&mut client, &id, &tokens, &mut replica, 2).await;
-    read_until(&mut stream, replica.seq()).await;
-    let (seqs, _) = heartbeats(&mut stream, 2).await;
-    assert_eq!(seqs, vec![replica.seq(); 2]);
-
-    // A stream with nothing to send begins with a heartbeat.
+    // A stream with nothing to send begins with a heartbeat, a period after it opens.
     let mut caught_up = watch(&mut client, &id, None, replica.seq(), false)
         .await
         .unwrap();
-    let (seqs, _) = heartbeats(&mut caught_up, 1).await;
-    assert_eq!(seqs, vec![replica.seq()]);
+    server.advance(period).await;
+    assert_eq!(heartbeats(&mut caught_up, 1).await, vec![replica.seq()]);
     server.stop().await;
 }
 
@@ -868,23 +910,22 @@ fn assert_too_many_watchers(status: &Status) {
     assert!(retry.retry_delay.is_some_and(|d| d > Duration::ZERO));
 }
 
-/// Retries opening a stream until the server has freed a place (bounded: 20 s).
+/// Opens a stream once the server has freed a place: a closed stream's place is freed when
+/// the server has read the client's reset and ended the stream's task, a few of its task
+/// switches after the reset (which comes before the next request on the connection). Each try
+/// is a round trip; a bounded number of them, never a pause.
 async fn watch_when_freed(
     client: &mut Client,
     id: &str,
     token: Option<&str>,
 ) -> Streaming<v1::WatchGameResponse> {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
+    for _ in 0..100 {
         match watch(client, id, token, 0, false).await {
             Ok(s) => return s,
-            Err(status) => {
-                assert_too_many_watchers(&status);
-                assert!(Instant::now() < deadline, "the place is never freed");
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
+            Err(status) => assert_too_many_watchers(&status),
         }
     }
+    panic!("the place is not freed after 100 tries");
 }
 
 // Regression: spectators filled a game's watcher limit (64 by default), and then the seats'
@@ -1007,15 +1048,20 @@ async fn stalling_client(server: &TestServer) -> Client {
 // Regression: a stream whose client never reads kept its place forever. Now, once it has
 // been unable to take a message for --watch-send-timeout-secs (here heartbeats fill it without
 // a move), it is ended with Lagged at the seq of the last event it got, and its place is freed:
-// the seat's token (limited to one stream) and a spectator (one per game) watch again.
+// the seat's token (limited to one stream) and a spectator (one per game) watch again. The
+// server's clock is paused: the test moves it on a heartbeat period at a time, each move a
+// heartbeat more for the streams, until the stalled ones have been full for the time-out.
 #[tokio::test]
 async fn a_stream_that_is_never_read_is_ended_and_frees_its_place() {
+    let heartbeat = Duration::from_millis(10);
     let mut config = Config::for_tests();
     config.max_watchers_per_token = 1;
     config.max_spectators_per_game = 1;
-    config.heartbeat_secs = 0.01;
+    config.heartbeat_secs = heartbeat.as_secs_f64();
     config.watch_send_timeout_secs = 0.3;
-    let server = TestServer::with_config(config).await;
+    // The tries below are paid for by the seat's token, on a clock that does not refill it.
+    config.requests_per_second = 1e6;
+    let server = TestServer::paused(config).await;
     let mut client = server.client().await;
     let (id, tokens, replica) = started(&mut client, seeded(69)).await;
     let mut slow_seat = stalling_client(&server).await;
@@ -1036,11 +1082,29 @@ async fn a_stream_that_is_never_read_is_ended_and_frees_its_place() {
                 .expect_err("the place is taken"),
         );
     }
-    // Then freed, with nothing read.
-    let started_waiting = Instant::now();
-    let mut seat_again = watch_when_freed(&mut client, &id, Some(&tokens[0])).await;
-    let mut spectator_again = watch_when_freed(&mut client, &id, None).await;
-    println!("places freed after {:?}", started_waiting.elapsed());
+    // Then freed, with nothing read: tried every ten heartbeats.
+    let (mut seat_again, mut spectator_again) = (None, None);
+    let mut periods = 0;
+    while seat_again.is_none() || spectator_again.is_none() {
+        for _ in 0..10 {
+            server.advance(heartbeat).await;
+        }
+        periods += 10;
+        assert!(periods <= 10_000, "the places are not freed");
+        for (token, again) in [
+            (Some(tokens[0].as_str()), &mut seat_again),
+            (None, &mut spectator_again),
+        ] {
+            if again.is_none() {
+                match watch(&mut client, &id, token, 0, false).await {
+                    Ok(stream) => *again = Some(stream),
+                    Err(status) => assert_too_many_watchers(&status),
+                }
+            }
+        }
+    }
+    let (mut seat_again, mut spectator_again) = (seat_again.unwrap(), spectator_again.unwrap());
+    println!("places freed after {periods} heartbeat periods of the server's clock");
     // Read at last, each stalled stream holds the game's events from the start, heartbeats,
     // and a final Lagged at the last event's seq.
     for (stream, viewer) in stalled.iter_mut().zip([seat(0), Viewer::Spectator]) {
