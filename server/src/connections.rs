@@ -105,16 +105,16 @@ impl OpenConnections {
             id
         };
         Ok(Conn {
+            _registration: Registration {
+                id,
+                open: self.clone(),
+            },
             stream,
             cut,
             opening: Some(Opening {
                 left: OPENING_BYTES,
                 deadline: Box::pin(tokio::time::sleep(handshake)),
             }),
-            _registration: Registration {
-                id,
-                open: self.clone(),
-            },
         })
     }
 
@@ -168,11 +168,13 @@ struct Opening {
 /// An accepted connection as the transport serves it: the socket, registered while it lives.
 #[derive(Debug)]
 pub struct Conn {
+    /// Dropped first (fields drop in order): the connection's place is free before its socket
+    /// closes, so a client that sees the close may connect again at once.
+    _registration: Registration,
     stream: TcpStream,
     cut: Arc<Cut>,
     /// Until the first bytes have come.
     opening: Option<Opening>,
-    _registration: Registration,
 }
 
 /// Why a connection whose socket must wait stops waiting.
@@ -394,40 +396,73 @@ mod tests {
         assert_eq!(open.len(), 2);
     }
 
+    /// Holds a paused clock still until the returned sender is dropped. Tokio moves a paused
+    /// clock on by itself, to the next timer, whenever the runtime only waits, which it does
+    /// for every byte a socket reads: a deadline would pass while a read waits for bytes
+    /// already sent. A blocking task holds that off while it runs (tokio's documentation of
+    /// `time::pause`), so the clock moves only when the test advances it.
+    fn hold_clock() -> std::sync::mpsc::Sender<()> {
+        let (hold, held) = std::sync::mpsc::channel::<()>();
+        tokio::task::spawn_blocking(move || {
+            let _ = held.recv();
+        });
+        hold
+    }
+
+    /// Reads `conn` on a task of its own: the read's result when it ends, and the connection.
+    fn read_on_task(
+        mut conn: Conn,
+    ) -> tokio::task::JoinHandle<(Result<usize, io::ErrorKind>, Conn)> {
+        tokio::spawn(async move {
+            let mut buf = [0u8; 64];
+            let read = conn.read(&mut buf).await.map_err(|e| e.kind());
+            (read, conn)
+        })
+    }
+
     // A connection that has not sent its first 24 bytes by the deadline fails its reads (the
-    // transport then closes it); one that has, in pieces, is served past it. On a paused
-    // clock: the runtime moves it on when nothing is left to do but wait.
+    // transport then closes it), not a moment before; one that has, in pieces, is served past
+    // it. On a paused clock that only the test moves.
     #[tokio::test(start_paused = true)]
     async fn the_first_bytes_must_come_before_the_deadline() {
+        let _hold = hold_clock();
         let open = OpenConnections::default();
         let deadline = Duration::from_secs(10);
+        let millisecond = Duration::from_millis(1);
         let (silent, _silent_client) = pair().await;
-        let mut silent = open.serve(silent, usize::MAX, deadline).unwrap();
-        let started = tokio::time::Instant::now();
-        let mut buf = [0u8; 64];
-        let read = silent.read(&mut buf).await.unwrap_err();
-        assert_eq!(read.kind(), io::ErrorKind::TimedOut);
-        assert!(started.elapsed() >= deadline);
+        let silent = read_on_task(open.serve(silent, usize::MAX, deadline).unwrap());
+        tokio::time::advance(deadline - millisecond).await;
+        tokio::task::yield_now().await;
+        assert!(!silent.is_finished(), "the read failed before the deadline");
+        tokio::time::advance(millisecond).await;
+        let (read, _) = silent.await.unwrap();
+        assert_eq!(read, Err(io::ErrorKind::TimedOut));
         // 23 bytes are not enough.
+        let mut buf = [0u8; 64];
         let (short, mut short_client) = pair().await;
         let mut short = open.serve(short, usize::MAX, deadline).unwrap();
         short_client.write_all(&[0u8; 23]).await.unwrap();
         short.read_exact(&mut buf[..23]).await.unwrap();
-        let read = short.read(&mut buf).await.unwrap_err();
-        assert_eq!(read.kind(), io::ErrorKind::TimedOut);
-        // 24 in two pieces are.
+        let short = read_on_task(short);
+        tokio::time::advance(deadline).await;
+        let (read, _) = short.await.unwrap();
+        assert_eq!(read, Err(io::ErrorKind::TimedOut));
+        // 24 in two pieces are, the second just before the deadline.
         let (talking, mut client) = pair().await;
         let mut talking = open.serve(talking, usize::MAX, deadline).unwrap();
         client.write_all(&[1u8; 20]).await.unwrap();
         talking.read_exact(&mut buf[..20]).await.unwrap();
-        tokio::time::sleep(deadline / 2).await;
+        tokio::time::advance(deadline - millisecond).await;
         client.write_all(&[2u8; 4]).await.unwrap();
         talking.read_exact(&mut buf[..4]).await.unwrap();
-        let idle = tokio::time::timeout(deadline * 10, talking.read(&mut buf)).await;
-        assert!(idle.is_err(), "still waiting after the deadline: {idle:?}");
+        // Past the deadline (ten times over), the read waits for bytes, and gets them.
+        let talking = read_on_task(talking);
+        tokio::time::advance(deadline * 10).await;
+        tokio::task::yield_now().await;
+        assert!(!talking.is_finished(), "the read ended without bytes");
         client.write_all(b"late").await.unwrap();
-        talking.read_exact(&mut buf[..4]).await.unwrap();
-        assert_eq!(&buf[..4], b"late");
+        let (read, _) = talking.await.unwrap();
+        assert_eq!(read, Ok(4));
     }
 
     // Serving a socket opens no descriptor: the registry keeps a flag, not a second handle

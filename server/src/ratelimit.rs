@@ -469,16 +469,42 @@ mod tests {
         assert!(limits.charge_address(busy).is_err());
     }
 
-    // The sweeper ends with the server, and when the limits are dropped.
+    // The service's budgets refill on tokio's clock: on a paused one, a spent budget comes
+    // back when the clock is moved on, to the nanosecond, and never while it stands still.
+    #[tokio::test(start_paused = true)]
+    async fn budgets_refill_on_tokios_clock() {
+        let limits = RequestLimits::new(10.0, 1.0);
+        let ip: IpAddr = "192.0.2.1".parse().unwrap();
+        limits.charge_address(ip).unwrap();
+        limits.charge_address(ip).unwrap();
+        let wait = limits.charge_address(ip).unwrap_err().retry_after;
+        assert_eq!(wait, Some(Duration::from_secs(1)));
+        // Real time passes; the paused clock does not.
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(limits.charge_address(ip).is_err());
+        tokio::time::advance(Duration::from_nanos(999_999_999)).await;
+        assert_eq!(
+            limits.charge_address(ip).unwrap_err().retry_after,
+            Some(Duration::from_millis(1))
+        );
+        tokio::time::advance(Duration::from_nanos(1)).await;
+        limits.charge_address(ip).unwrap();
+        assert!(limits.charge_address(ip).is_err());
+    }
+
+    // The sweeper ends with the server, and when the limits are dropped. On a paused clock, a
+    // `sleep` moves it on, every timer due on the way firing in order (the sweeper's first).
     #[tokio::test(start_paused = true)]
     async fn the_sweeper_runs_until_the_limits_go() {
-        let clock = FakeRelativeClock::default();
-        let limits = Arc::new(RequestLimits::with_clock(10.0, 1.0, clock.clone()));
+        let limits = Arc::new(RequestLimits::new(10.0, 1.0));
         let (_stop, stopped) = watch::channel(false);
         let sweeper = tokio::spawn(keep_swept(Arc::downgrade(&limits), stopped));
         limits.charge_address("192.0.2.1".parse().unwrap()).unwrap();
-        clock.advance(Duration::from_secs(3));
-        tokio::time::sleep(SWEEP_PERIOD + Duration::from_millis(1)).await;
+        // Full again 2 s later, swept at the first sweep, 5 s after the start.
+        tokio::time::sleep(SWEEP_PERIOD - Duration::from_millis(1)).await;
+        assert_eq!(limits.keys(), (0, 1), "no sweep before its period");
+        // Past the sweep (a timer due at the same instant as the test's could run after it).
+        tokio::time::sleep(Duration::from_millis(2)).await;
         assert_eq!(limits.keys(), (0, 0));
         drop(limits);
         tokio::time::sleep(SWEEP_PERIOD).await;

@@ -114,3 +114,42 @@ impl PlayCall {
         &self.events
     }
 }
+
+/// The requests side of a Play call that never sends anything: the stream stays open, empty.
+pub struct Silent {
+    asked: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl tokio_stream::Stream for Silent {
+    type Item = v1::PlayRequest;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<v1::PlayRequest>> {
+        if let Some(asked) = self.asked.take() {
+            let _ = asked.send(());
+        }
+        // Never woken: it has nothing to send, ever.
+        std::task::Poll::Pending
+    }
+}
+
+/// Starts a Play call with `token` (or none) whose requests never come, and returns once its
+/// headers are on their way: the transport asks for the first request only after it has
+/// queued the call's headers on the connection, ahead of any call started after. The task
+/// ends with the call's answer.
+pub async fn silent_play(
+    client: &Client,
+    token: Option<&str>,
+) -> tokio::task::JoinHandle<Result<(), Status>> {
+    let mut client = client.clone();
+    let (asked, was_asked) = tokio::sync::oneshot::channel();
+    let request = as_viewer(Silent { asked: Some(asked) }, token);
+    let call = tokio::spawn(async move { client.play(request).await.map(|_| ()) });
+    tokio::time::timeout(Duration::from_secs(10), was_asked)
+        .await
+        .expect("the call's headers are sent within 10 s")
+        .expect("the call asks for its first request");
+    call
+}

@@ -395,33 +395,77 @@ async fn until_closed(mut stream: tokio::net::TcpStream) -> Vec<u8> {
     got
 }
 
+/// Reads the first bytes the server sends on `stream`: its HTTP/2 settings, which it sends as
+/// soon as it serves the connection (within 10 s, a guard against a hang).
+async fn first_bytes(stream: &mut tokio::net::TcpStream) -> Vec<u8> {
+    use tokio::io::AsyncReadExt;
+    let mut buf = vec![0u8; 1024];
+    let n = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buf))
+        .await
+        .expect("the server's settings within 10 s")
+        .expect("a read");
+    buf.truncate(n);
+    buf
+}
+
+/// True if the server has closed `stream` (nothing else is to come on it here), read without
+/// waiting: after a read that got bytes the socket counts as readable, so the read is tried
+/// (an end of stream reads 0 bytes, no bytes yet is `WouldBlock`).
+fn closed(stream: &tokio::net::TcpStream) -> bool {
+    let mut buf = [0u8; 16];
+    match stream.try_read(&mut buf) {
+        Ok(0) => true,
+        Ok(n) => panic!("{n} bytes more from the server: {:?}", &buf[..n]),
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => false,
+        Err(e) => {
+            assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}");
+            true
+        }
+    }
+}
+
 // A connection that sends nothing, or less than HTTP/2's preface, is closed by the server at
-// --handshake-timeout-secs (it was kept for ever: each held a descriptor, 10 000 of them ran
-// the server out); one that speaks HTTP/2 is served on, past that deadline, however idle.
+// --handshake-timeout-secs, not a moment before (it was kept for ever: each held a
+// descriptor, 10 000 of them ran the server out); one that speaks HTTP/2 is served on, past
+// that deadline, however idle. The server's clock is paused: the test moves it on.
 #[tokio::test]
 async fn connections_that_never_speak_are_closed_at_the_handshake_deadline() {
     use tokio::io::AsyncWriteExt;
+    let deadline = Duration::from_millis(200);
     let mut config = Config::for_tests();
-    config.handshake_timeout_secs = 0.2;
-    let server = TestServer::with_config(config).await;
+    config.handshake_timeout_secs = deadline.as_secs_f64();
+    let server = TestServer::paused(config).await;
     let mut client = server.client().await;
     create(&mut client, 2, 1).await;
-    let silent = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let mut silent = tokio::net::TcpStream::connect(server.addr).await.unwrap();
     let mut partial = tokio::net::TcpStream::connect(server.addr).await.unwrap();
     partial.write_all(b"PRI * HTTP/2.0\r\n").await.unwrap();
-    let (silent, partial) = tokio::join!(until_closed(silent), until_closed(partial));
-    // The server's HTTP/2 settings, sent at once, and nothing more.
+    // Served (the server's HTTP/2 settings, sent at once): their deadlines run.
+    let settings = [first_bytes(&mut silent).await, first_bytes(&mut partial).await];
     assert!(
-        silent.len() < 100 && partial.len() < 100,
-        "{silent:?} {partial:?}"
+        settings.iter().all(|s| !s.is_empty() && s.len() < 100),
+        "{settings:?}"
     );
-    // The client connected before is still served, on its connection.
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    // A moment before the deadline both are open: a request answered on the other
+    // connection after the clock moved would come after their close (the server's one thread
+    // takes its tasks in turn).
+    server.advance(deadline - Duration::from_millis(1)).await;
+    create(&mut client, 2, 2).await;
+    assert!(
+        !closed(&silent) && !closed(&partial),
+        "closed before the deadline"
+    );
+    server.advance(Duration::from_millis(1)).await;
+    let (silent, partial) = tokio::join!(until_closed(silent), until_closed(partial));
+    // Nothing more than the settings.
+    assert_eq!((silent, partial), (Vec::new(), Vec::new()));
+    // The client connected before is still served, on its connection, long after.
+    server.advance(deadline * 10).await;
     let listed = client
         .list_games(v1::ListGamesRequest::default())
         .await
         .expect("the idle connection is served");
-    assert_eq!(listed.into_inner().games.len(), 1);
+    assert_eq!(listed.into_inner().games.len(), 2);
     server.stop().await;
 }
 
@@ -429,15 +473,19 @@ async fn connections_that_never_speak_are_closed_at_the_handshake_deadline() {
 // keep being served; once one of them closes, a new one is served again.
 #[tokio::test]
 async fn connections_beyond_the_limit_are_closed_and_the_others_served() {
+    use tokio::io::AsyncWriteExt;
     let mut config = Config::for_tests();
     config.max_connections = 3;
     let server = TestServer::with_config(config).await;
     let mut clients = Vec::new();
-    for seed in 0..3 {
+    for seed in 0..2 {
         let mut client = server.client().await;
         create(&mut client, 2, seed).await;
         clients.push(client);
     }
+    // The third: a bare connection, served (the server sends it its settings).
+    let mut bare = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    assert!(!first_bytes(&mut bare).await.is_empty());
     for _ in 0..3 {
         let extra = tokio::net::TcpStream::connect(server.addr).await.unwrap();
         // Closed before the server sent anything: not served at all.
@@ -448,29 +496,17 @@ async fn connections_beyond_the_limit_are_closed_and_the_others_served() {
             .list_games(v1::ListGamesRequest::default())
             .await
             .expect("a connection within the limit is served");
-        assert_eq!(listed.into_inner().games.len(), 3);
+        assert_eq!(listed.into_inner().games.len(), 2);
     }
-    // Closing one makes room (once the server has seen it close).
-    drop(clients.pop());
-    let mut served = false;
-    for _ in 0..100 {
-        let channel = tonic::transport::Channel::from_shared(format!("http://{}", server.addr))
-            .unwrap()
-            .connect()
-            .await;
-        if let Ok(channel) = channel {
-            let mut client = CanastaServiceClient::new(channel);
-            if client
-                .list_games(v1::ListGamesRequest::default())
-                .await
-                .is_ok()
-            {
-                served = true;
-                break;
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(served, "a connection is served again once one has closed");
+    // Closing one makes room: the bare one ends its side, and once the server has closed its
+    // own (it gives up the place first), a new connection is served.
+    bare.shutdown().await.unwrap();
+    until_closed(bare).await;
+    let mut client = server.client().await;
+    let listed = client
+        .list_games(v1::ListGamesRequest::default())
+        .await
+        .expect("a connection is served again once one has closed");
+    assert_eq!(listed.into_inner().games.len(), 2);
     server.stop().await;
 }

@@ -66,8 +66,9 @@ fn short_match(seed: u64) -> v1::CreateGameRequest {
     }
 }
 
-/// A server whose rate limit lets a whole match be played in well under a second (the limit
-/// is not under test here); SQLite storage at `db` if given.
+/// A server whose rate limit lets a whole match be played (the limit is not under test here);
+/// SQLite storage at `db` if given. Its clock is paused: a move budget runs out when the test
+/// moves the clock on, never while the seats are playing.
 async fn server(db: Option<&std::path::Path>) -> TestServer {
     let mut config = Config::for_tests();
     config.requests_per_second = 100_000.0;
@@ -75,7 +76,7 @@ async fn server(db: Option<&std::path::Path>) -> TestServer {
         config.memory = false;
         config.db = db.to_path_buf();
     }
-    TestServer::with_config(config).await
+    TestServer::paused(config).await
 }
 
 async fn watch(
@@ -92,8 +93,13 @@ async fn watch(
 /// Creates `request`'s game, opens a live stream for each seat and a spectator, and plays:
 /// every seat acts on its view's choices (going out when it can, else melding, else the last
 /// listed action), to the end, or for `actions` actions after which the seats stop acting and
-/// the move budget runs out.
-async fn play(client: &mut Client, request: v1::CreateGameRequest, actions: usize) -> Played {
+/// the move budget runs out (the test moves `server`'s clock past it).
+async fn play(
+    server: &TestServer,
+    client: &mut Client,
+    request: v1::CreateGameRequest,
+    actions: usize,
+) -> Played {
     let game = create_with(client, request.clone()).await;
     let id = game.game_id.clone();
     let spectator = watch(client, &id, None, 0).await;
@@ -155,6 +161,11 @@ async fn play(client: &mut Client, request: v1::CreateGameRequest, actions: usiz
         }
         assert!(progressed, "no seat could act");
         assert!(submitted.len() < 5000, "the match ends");
+    }
+    if let Some(budget) = request.time_control.as_ref().map(|t| t.move_budget_ms)
+        && submitted.len() == actions
+    {
+        server.advance(Duration::from_millis(budget)).await;
     }
     let mut live = Vec::new();
     for reader in readers {
@@ -311,14 +322,14 @@ async fn assert_served_as_played(client: &mut Client, played: &Played) {
 async fn finished_games_in_memory_are_served_as_they_were_played() {
     let server = server(None).await;
     let mut client = server.client().await;
-    let played = play(&mut client, short_match(61), usize::MAX).await;
+    let played = play(&server, &mut client, short_match(61), usize::MAX).await;
     assert!(played.submitted.len() > 20, "a real match");
     let mut forfeited = short_match(62);
     forfeited.time_control = Some(v1::TimeControl {
         move_budget_ms: 300,
         policy: v1::TimeoutPolicy::Forfeit as i32,
     });
-    let forfeited = play(&mut client, forfeited, 9).await;
+    let forfeited = play(&server, &mut client, forfeited, 9).await;
     for _ in 0..2 {
         assert_served_as_played(&mut client, &played).await;
         assert_served_as_played(&mut client, &forfeited).await;
@@ -334,7 +345,7 @@ async fn a_finished_game_on_sqlite_is_served_as_it_was_played_before_and_after_a
     let db = dir.join("canasta.db");
     let server1 = server(Some(&db)).await;
     let mut client = server1.client().await;
-    let played = play(&mut client, short_match(63), usize::MAX).await;
+    let played = play(&server1, &mut client, short_match(63), usize::MAX).await;
     assert_served_as_played(&mut client, &played).await;
     server1.stop().await;
 

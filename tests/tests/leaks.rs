@@ -1239,17 +1239,12 @@ async fn a_stream_of_a_seat_that_was_left_shows_nothing_of_the_next_holder() {
     tokens[0] = joined.token;
     // The next holder of seat 0 plays a few turns: he draws cards only he may see.
     play_to_end(&mut client, &id, &tokens, 12, |_| 0).await;
+    // The stream must end after its SeatLeft: read to its end (10 s without a message is a
+    // hang, and fails).
     let mut after_leave = false;
-    let mut ended = false;
     loop {
-        let message = match tokio::time::timeout(Duration::from_millis(500), old.next()).await {
-            Ok(Some(Ok(message))) => message,
-            Ok(None) => {
-                ended = true;
-                break;
-            }
-            Ok(Some(Err(status))) => panic!("the stream fails: {status:?}"),
-            Err(_) => break,
+        let Some(message) = next_message(&mut old).await else {
+            break;
         };
         match message.kind {
             Some(Msg::Event(e)) => {
@@ -1274,10 +1269,6 @@ async fn a_stream_of_a_seat_that_was_left_shows_nothing_of_the_next_holder() {
         }
     }
     assert!(after_leave, "the stream shows its holder's SeatLeft");
-    assert!(
-        ended,
-        "the stream of a seat that was left ends after its SeatLeft"
-    );
     server.stop().await;
 }
 

@@ -180,12 +180,13 @@ async fn a_play_call_opens_with_watch_and_a_seat_token() {
 
 // Every action sent on a Play call spends from the seat's request rate, as a SubmitAction
 // call does: past the burst, actions are refused RATE_LIMITED with the time to wait, and the
-// call goes on.
+// call goes on. On a paused server clock, nothing of the budget comes back meanwhile: the wait
+// is one request's place, a second.
 #[tokio::test]
 async fn actions_on_a_play_call_spend_from_the_seat_rate() {
     let mut config = canasta_server::Config::for_tests();
     config.requests_per_second = 1.0;
-    let server = TestServer::with_config(config).await;
+    let server = TestServer::paused(config).await;
     let mut client = server.client().await;
     let (request, script) = short_game();
     let (id, tokens, replica) = started(&mut client, request).await;
@@ -207,7 +208,7 @@ async fn actions_on_a_play_call_spend_from_the_seat_rate() {
     }
     let limited = limited.expect("the rate runs out within 10 actions");
     assert_eq!(limited.code, Code::ResourceExhausted as i32);
-    assert!(limited.retry_after_ms > 0, "{limited:?}");
+    assert_eq!(limited.retry_after_ms, 1000, "{limited:?}");
     assert_eq!(game_seq(&mut client, &id).await, replica.seq());
     server.stop().await;
 }
@@ -244,29 +245,31 @@ async fn an_oversized_message_ends_the_call_with_the_limit() {
     server.stop().await;
 }
 
-/// A Play call with `token` that sends nothing (its requests side stays open, empty): the
-/// call's answer, once it comes.
-fn silent_play(client: &Client, token: &str) -> tokio::task::JoinHandle<Result<(), tonic::Status>> {
-    let mut client = client.clone();
-    let request = as_viewer(tokio_stream::pending::<v1::PlayRequest>(), Some(token));
-    tokio::spawn(async move { client.play(request).await.map(|_| ()) })
-}
-
 // A Play call that never sends its opening message ends when --play-open-timeout-secs have
-// passed, DEADLINE_EXCEEDED PLAY_NOT_OPENED, instead of being held for ever (it was). The
-// 10 s are a guard against a hang, not a measured bound.
+// passed, DEADLINE_EXCEEDED PLAY_NOT_OPENED, instead of being held for ever (it was); not a
+// moment before. The server's clock is paused: the test moves it on. (The 10 s are a guard
+// against a hang, on the test's clock.)
 #[tokio::test]
 async fn a_play_call_that_never_opens_ends_at_its_deadline() {
+    let wait = Duration::from_millis(200);
     let mut config = canasta_server::Config::for_tests();
-    config.play_open_timeout_secs = 0.2;
-    let server = TestServer::with_config(config).await;
+    config.play_open_timeout_secs = wait.as_secs_f64();
+    let server = TestServer::paused(config).await;
     let mut client = server.client().await;
     let (request, _) = short_game();
     let (id, tokens, replica) = started(&mut client, request).await;
     for token in [tokens[0].as_str(), "made-up-token-made-up-token-0000"] {
-        let answer = tokio::time::timeout(Duration::from_secs(10), silent_play(&client, token))
+        let call = silent_play(&client, Some(token)).await;
+        // Answered after the call on the same connection: the call's handler waits (the
+        // server's one thread takes its tasks in turn).
+        game_seq(&mut client, &id).await;
+        server.advance(wait - Duration::from_millis(1)).await;
+        game_seq(&mut client, &id).await;
+        assert!(!call.is_finished(), "the call ended before its deadline");
+        server.advance(Duration::from_millis(1)).await;
+        let answer = tokio::time::timeout(Duration::from_secs(10), call)
             .await
-            .expect("the silent call ends within 10 s")
+            .expect("the silent call ends")
             .unwrap();
         let status = answer.expect_err("a call that sent nothing is refused");
         assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
@@ -280,22 +283,28 @@ async fn a_play_call_that_never_opens_ends_at_its_deadline() {
 // Play calls of a seat's token that send nothing hold none of the token's stream places:
 // with 2 places, two silent calls leave both to the seat's WatchGame and Play calls (they
 // took both, locking the seat out of its own game, when a place was taken at the call's
-// start). The silent calls then end at their deadline.
+// start). The silent calls then end at their deadline, when the test moves the server's
+// paused clock there.
 #[tokio::test]
 async fn silent_play_calls_do_not_lock_a_seat_out() {
+    let wait = Duration::from_secs(3);
     let mut config = canasta_server::Config::for_tests();
     config.max_watchers_per_token = 2;
-    config.play_open_timeout_secs = 3.0;
-    let server = TestServer::with_config(config).await;
+    config.play_open_timeout_secs = wait.as_secs_f64();
+    let server = TestServer::paused(config).await;
     let mut client = server.client().await;
     let (request, _) = short_game();
     let (id, tokens, replica) = started(&mut client, request).await;
     let token = &tokens[0];
-    let silent: Vec<_> = (0..2).map(|_| silent_play(&client, token)).collect();
-    // The calls' headers are on the connection before this request's: once it is answered
-    // (and a moment more for their handlers to start), the server has them.
+    let mut silent = Vec::new();
+    for _ in 0..2 {
+        silent.push(silent_play(&client, Some(token)).await);
+    }
+    // The calls' headers are on the connection before this request's: once it is answered,
+    // their handlers have started (the server's one thread takes its tasks in turn). (Were a
+    // place taken at a call's start, the seat's streams below would be refused, or else the
+    // silent calls would be, TOO_MANY_WATCHERS instead of at their deadline.)
     game_seq(&mut client, &id).await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
     let watch_stream = client
         .watch_game(authed(
             v1::WatchGameRequest {
@@ -318,13 +327,15 @@ async fn silent_play_calls_do_not_lock_a_seat_out() {
         .err()
         .expect("a third stream is over the limit");
     assert_eq!(reason(&third), "TOO_MANY_WATCHERS");
+    server.advance(wait).await;
     for answer in silent {
-        let answer = tokio::time::timeout(Duration::from_secs(20), answer)
+        let answer = tokio::time::timeout(Duration::from_secs(10), answer)
             .await
             .expect("the silent call ends")
             .unwrap();
         let status = answer.expect_err("refused at its deadline");
         assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+        assert_eq!(reason(&status), "PLAY_NOT_OPENED");
     }
     drop((watch_stream, call));
     server.stop().await;
