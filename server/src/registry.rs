@@ -468,7 +468,8 @@ mod tests {
 
     // A list of one status visits the games of that status only (and the one after its
     // page), not every game (it visited all 300 here), and pages exactly as the scan did.
-    #[tokio::test]
+    // On a paused clock, in memory: nothing but the games' own timers moves it.
+    #[tokio::test(start_paused = true)]
     async fn a_list_of_one_status_visits_only_its_games_and_pages_as_before() {
         // The finished games forfeit on a budget of 1 ms: the floor is lowered to allow it.
         let mut config = Config::for_tests();
@@ -496,12 +497,10 @@ mod tests {
                 .filter(|id| registry.get(id).expect("the game").summary().status == status as i32)
                 .count()
         };
-        for _ in 0..500 {
-            if statuses(v1::GameStatus::Finished) == 5 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        // Past the budget: the runtime moves a paused clock on only when every task waits, so
+        // the games' time-outs (due first, with nothing but memory to wait for) have run to
+        // their end when this returns.
+        tokio::time::sleep(Duration::from_millis(2)).await;
         assert_eq!(statuses(v1::GameStatus::Finished), 5);
         assert_eq!(statuses(v1::GameStatus::Playing), 6);
 
@@ -556,7 +555,7 @@ mod tests {
     // games, 2 000 of them finished, listed with the index and with the scan it replaced.
     // `cargo test -p canasta-server --release --lib -- --ignored --nocapture
     // measure_lists_of_one_status`
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[tokio::test(start_paused = true)]
     #[ignore]
     async fn measure_lists_of_one_status() {
         let registry = Registry::new(
@@ -579,16 +578,12 @@ mod tests {
         for id in &finishing {
             join_both(&registry, id).await;
         }
-        for _ in 0..1000 {
-            let done = finishing.iter().all(|id| {
-                registry.get(id).expect("the game").summary().status
-                    == v1::GameStatus::Finished as i32
-            });
-            if done {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        // Past the budget, on the paused clock: every time-out has run (see above).
+        tokio::time::sleep(Duration::from_millis(2)).await;
+        assert!(finishing.iter().all(|id| {
+            registry.get(id).expect("the game").summary().status
+                == v1::GameStatus::Finished as i32
+        }));
         let median = |f: &dyn Fn()| {
             let mut times: Vec<Duration> = (0..21)
                 .map(|_| {
