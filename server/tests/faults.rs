@@ -16,7 +16,9 @@
 //! ```
 //!
 //! `CANASTA_FAULT_GAMES` sets the number of concurrent games (default 4) and
-//! `CANASTA_FAULT_SEED` fixes the random choices; the run prints its counts.
+//! `CANASTA_FAULT_SEED` fixes the random choices (the moves, and the moments of the kills,
+//! counted in actions acknowledged); the run prints its counts. Nothing waits for time to
+//! pass: a bot whose server is gone waits for the next one to be up.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -41,8 +43,9 @@ use tonic::{Code, Status};
 mod common;
 use common::{Client, authed, started_game, temp_dir};
 
-/// Longest wait for any one answer: a request to a killed server fails at once, so only a
-/// server that hangs reaches it.
+/// Longest wait for any one answer, or for the next server after a kill: a request to a
+/// killed server fails at once, so only a server that hangs reaches it (a guard against a
+/// hang, not a measured bound).
 const ANSWER_WITHIN: Duration = Duration::from_secs(20);
 
 // ----- the server process -----
@@ -107,21 +110,39 @@ impl Drop for Server {
 /// The current server: a generation number and its address, for the bots to reconnect to.
 type Current = watch::Receiver<(u64, SocketAddr)>;
 
+/// A client of the server at `addr`, or none if it is gone (a killed server's port refuses at
+/// once).
 async fn connect(addr: SocketAddr) -> Option<Client> {
-    let endpoint = Channel::from_shared(format!("http://{addr}"))
-        .expect("a uri")
-        .connect_timeout(Duration::from_secs(2));
-    endpoint.connect().await.ok().map(CanastaServiceClient::new)
+    let endpoint = Channel::from_shared(format!("http://{addr}")).expect("a uri");
+    tokio::time::timeout(ANSWER_WITHIN, endpoint.connect())
+        .await
+        .unwrap_or_else(|_| panic!("no answer to a connection within {ANSWER_WITHIN:?}"))
+        .ok()
+        .map(CanastaServiceClient::new)
 }
 
-/// A client of the current server, waiting for one to be up.
-async fn client_of(current: &Current) -> Client {
+/// Waits for a server of a generation after `generation`, whose server failed: it was killed,
+/// and the test starts the next one. A server that failed though it was not killed is never
+/// followed, and fails the test.
+async fn next_server(current: &Current, generation: u64) {
+    let mut current = current.clone();
+    tokio::time::timeout(ANSWER_WITHIN, current.wait_for(|&(g, _)| g > generation))
+        .await
+        .unwrap_or_else(|_| {
+            panic!("server {generation} failed, and no other followed: it failed unkilled")
+        })
+        .expect("the test holds the sender");
+}
+
+/// A client of the current server and its generation; a server that is gone is followed by
+/// the next.
+async fn client_of(current: &Current) -> (u64, Client) {
     loop {
-        let (_, addr) = *current.borrow();
-        if let Some(c) = connect(addr).await {
-            return c;
+        let (generation, addr) = *current.borrow();
+        match connect(addr).await {
+            Some(c) => return (generation, c),
+            None => next_server(current, generation).await,
         }
-        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 
@@ -146,10 +167,11 @@ fn server_gone(status: &Status) -> bool {
 }
 
 /// Calls `f` on a client of the current server until the server answers (an answer or a
-/// refusal); a server that went away is waited for.
+/// refusal); a server that went away is followed by the next (`client` keeps the client and
+/// its server's generation).
 async fn call<T, F, Fut>(
     current: &Current,
-    client: &mut Option<Client>,
+    client: &mut Option<(u64, Client)>,
     mut f: F,
 ) -> Result<T, Status>
 where
@@ -157,12 +179,12 @@ where
     Fut: std::future::Future<Output = Result<T, Status>>,
 {
     loop {
-        let c = match client {
-            Some(c) => c.clone(),
+        let (generation, c) = match client {
+            Some((generation, c)) => (*generation, c.clone()),
             None => {
-                let c = client_of(current).await;
-                *client = Some(c.clone());
-                c
+                let (generation, c) = client_of(current).await;
+                *client = Some((generation, c.clone()));
+                (generation, c)
             }
         };
         match tokio::time::timeout(ANSWER_WITHIN, f(c)).await {
@@ -170,7 +192,7 @@ where
             Ok(Err(status)) if !server_gone(&status) => return Err(status),
             Ok(Err(_)) => {
                 *client = None;
-                tokio::time::sleep(Duration::from_millis(10)).await;
+                next_server(current, generation).await;
             }
             Err(_) => panic!("the server did not answer within {ANSWER_WITHIN:?}"),
         }
@@ -209,6 +231,7 @@ async fn bot(
     tokens: Vec<String>,
     seed: u64,
     answered: Answered,
+    acked: watch::Sender<usize>,
 ) -> (Vec<Ack>, usize) {
     let mut rng = Xoshiro256::seed_from_u64(seed);
     let mut client = None;
@@ -276,6 +299,7 @@ async fn bot(
             seq: answer.seq,
             events: answer.events,
         });
+        acked.send_modify(|n| *n += 1);
     }
 }
 
@@ -285,11 +309,7 @@ async fn spectator(current: Current, id: String) -> Vec<v1::GameEvent> {
     let mut got: Vec<v1::GameEvent> = Vec::new();
     loop {
         let last = got.last().map_or(0, |e| e.seq);
-        let addr = current.borrow().1;
-        let Some(mut client) = connect(addr).await else {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-            continue;
-        };
+        let (generation, mut client) = client_of(&current).await;
         let stream = client
             .watch_game(v1::WatchGameRequest {
                 game_id: id.clone(),
@@ -300,7 +320,10 @@ async fn spectator(current: Current, id: String) -> Vec<v1::GameEvent> {
             .await;
         let mut stream = match stream {
             Ok(s) => s.into_inner(),
-            Err(s) if server_gone(&s) => continue,
+            Err(s) if server_gone(&s) => {
+                next_server(&current, generation).await;
+                continue;
+            }
             Err(s) => panic!("game {id}: watching after {last} refused: {s:?}"),
         };
         loop {
@@ -421,6 +444,10 @@ async fn killed_servers_lose_no_acknowledged_action_and_every_game_goes_on() {
     let mut running: Vec<(String, Vec<String>, Task, WatchTask)> = Vec::new();
     let mut done: Vec<Played> = Vec::new();
     let answered: Answered = Arc::default();
+    // Actions acknowledged, and bots done with their game, all told.
+    let (acked, mut acks_seen) = watch::channel(0usize);
+    let (finished, mut finished_seen) = watch::channel(0usize);
+    let mut started_bots = 0;
 
     for generation in 1..=kills {
         // Finished games are collected; new ones take their places.
@@ -441,23 +468,40 @@ async fn killed_servers_lose_no_acknowledged_action_and_every_game_goes_on() {
             }
         }
         running = still;
-        let mut client = client_of(&current).await;
+        let (_, mut client) = client_of(&current).await;
         while running.len() < concurrent {
             let players = [2, 4, 3][running.len() % 3];
             let (id, tokens) = new_game(&mut client, players, rng.next_u64()).await;
-            let bot_task = tokio::spawn(bot(
+            let bot = bot(
                 current.clone(),
                 id.clone(),
                 tokens.clone(),
                 rng.next_u64(),
                 answered.clone(),
-            ));
+                acked.clone(),
+            );
+            let finished = finished.clone();
+            let bot_task = tokio::spawn(async move {
+                let played = bot.await;
+                finished.send_modify(|n| *n += 1);
+                played
+            });
+            started_bots += 1;
             let watch_task = tokio::spawn(spectator(current.clone(), id.clone()));
             running.push((id, tokens, bot_task, watch_task));
         }
 
-        // The load runs for a random while, then the server dies mid-flight.
-        tokio::time::sleep(Duration::from_millis(20 + rng.below(400))).await;
+        // The load runs for a while, drawn from the seed in actions acknowledged (from none to
+        // 40; or until every bot is done), then the server dies mid-flight.
+        let target = *acks_seen.borrow() + rng.below(41) as usize;
+        tokio::time::timeout(ANSWER_WITHIN, async {
+            tokio::select! {
+                _ = acks_seen.wait_for(|&n| n >= target) => {}
+                _ = finished_seen.wait_for(|&n| n == started_bots) => {}
+            }
+        })
+        .await
+        .expect("the bots act");
         server.kill();
         counts.kills += 1;
         if counts.kills % 50 == 0 {
@@ -478,7 +522,7 @@ async fn killed_servers_lose_no_acknowledged_action_and_every_game_goes_on() {
             server = Server::start(&db);
         }
         let _ = tell.send((generation, server.addr));
-        let mut client = client_of(&current).await;
+        let (_, mut client) = client_of(&current).await;
         for (id, _, _, _) in &running {
             let summary = client
                 .get_game(v1::GetGameRequest {
@@ -520,7 +564,7 @@ async fn killed_servers_lose_no_acknowledged_action_and_every_game_goes_on() {
     }
 
     // Every game against the engine's replay of its export.
-    let mut client = client_of(&current).await;
+    let (_, mut client) = client_of(&current).await;
     for game in &done {
         let record = client
             .export_game(v1::ExportGameRequest {
