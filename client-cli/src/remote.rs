@@ -1,7 +1,7 @@
 //! Talking to a server over the public protocol: connecting, creating and joining games, and
 //! playing a seat with a bot that resumes by seq whenever its stream drops.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use canasta_engine::bot::Bot;
 use canasta_engine::{Action, Rules, View};
@@ -10,6 +10,8 @@ use canasta_proto::reason::{Reason, raw_reason_of, reason_of};
 use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
 use tokio::sync::mpsc;
+// tokio's clock, which tests pause: a seat's patience is time on it.
+use tokio::time::Instant;
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 use tonic::{Code, Request, Status, Streaming};
@@ -938,6 +940,45 @@ mod tests {
         );
         assert!(r.is_err());
         assert_eq!(calls, 1, "other refusals are not retried");
+    }
+
+    // A seat whose server has gone keeps trying to reach it for `--reconnect-secs` from its
+    // last answer (here the default minute), pausing 50 ms more each time up to a second, and
+    // then gives up, saying so; it gave up after 20 tries (about 10 s) whatever the patience.
+    // On a paused clock; the server's address is not one a connection can be made to, so
+    // every try fails at once.
+    #[tokio::test(start_paused = true)]
+    async fn a_seat_keeps_trying_for_its_patience_then_gives_up() {
+        let summary = v1::GameSummary {
+            game_id: "0123456789abcdef".into(),
+            rules: Some(v1::RuleSet {
+                preset: v1::Preset::Official as i32,
+                player_count: 2,
+                options: Default::default(),
+            }),
+            seats: vec![v1::SeatInfo::default(); 2],
+            ..Default::default()
+        };
+        let seat = SeatClient::with_token("no server here", &summary, 0, "t".repeat(32))
+            .expect("a seat");
+        assert_eq!(seat.reconnect, DEFAULT_RECONNECT);
+        let mut client =
+            CanastaServiceClient::new(Channel::from_static("http://127.0.0.1:1").connect_lazy());
+        let started = Instant::now();
+        let mut link = Link::new();
+        let mut tries = 0;
+        let gave_up = loop {
+            match link.reconnect(&mut client, &seat, "the stream broke").await {
+                Ok(()) => tries += 1,
+                Err(e) => break e,
+            }
+        };
+        // 50 ms, 100 ms, … 1 s (10.5 s in 20 tries), then a second a try: past the minute
+        // after 70.
+        assert_eq!(tries, 70);
+        assert_eq!(started.elapsed(), Duration::from_millis(60_500));
+        assert!(gave_up.0.contains("--reconnect-secs"), "{}", gave_up.0);
+        assert!(gave_up.0.contains("the stream broke"), "{}", gave_up.0);
     }
 
     /// A refusal as a Play call reports it.
