@@ -9,18 +9,19 @@
 //! .proto files change.
 
 use std::fs;
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use canasta_engine::bot::{Bot, GreedyBot, RandomBot};
 use canasta_engine::{Action, Rules};
 use canasta_proto::convert::{action_to_wire, rules_from_wire, view_from_wire};
 use canasta_proto::v1;
 use canasta_tests::*;
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_stream::StreamExt;
 
@@ -192,13 +193,26 @@ fn python_command(env: &PythonEnv) -> Command {
     c
 }
 
-/// The Python bot as a child process, killed if the test ends first. Its output is kept in a
+/// A line the Python bot wrote, or the end of one of its two pipes.
+enum Output {
+    Out(String),
+    Err(String),
+    /// A pipe ended: once both have, the process has exited.
+    Closed,
+}
+
+/// The Python bot as a child process, killed if the test ends first. Its output is read as it
+/// comes (the test waits on the lines it expects, never for time to pass), and kept in a
 /// directory under `target/` when the test fails.
 struct PythonBot {
     child: Child,
     dir: PathBuf,
-    stdout: PathBuf,
-    stderr: PathBuf,
+    lines: mpsc::UnboundedReceiver<Output>,
+    /// What came so far on standard output and standard error.
+    out: String,
+    err: String,
+    /// Pipes still open.
+    open: usize,
 }
 
 impl PythonBot {
@@ -210,72 +224,129 @@ impl PythonBot {
             rand::random::<u32>()
         ));
         fs::create_dir_all(&dir).expect("a directory for the run");
-        let stdout = dir.join("stdout.txt");
-        let stderr = dir.join("stderr.txt");
-        let child = python_command(env)
+        let mut child = python_command(env)
             .arg(bot_dir().join("bot.py"))
             .arg("--server")
             .arg(server.to_string())
             .args(args)
             .stdin(Stdio::null())
-            .stdout(fs::File::create(&stdout).expect("stdout file"))
-            .stderr(fs::File::create(&stderr).expect("stderr file"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("the Python bot starts");
+        let (tx, lines) = mpsc::unbounded_channel();
+        let pipes: [(Box<dyn std::io::Read + Send>, &str, fn(String) -> Output); 2] = [
+            (
+                Box::new(child.stdout.take().expect("a pipe")),
+                "stdout.txt",
+                Output::Out,
+            ),
+            (
+                Box::new(child.stderr.take().expect("a pipe")),
+                "stderr.txt",
+                Output::Err,
+            ),
+        ];
+        for (pipe, file, wrap) in pipes {
+            let mut file = fs::File::create(dir.join(file)).expect("a file for the output");
+            let tx = tx.clone();
+            // Read on a thread of its own to the end, so the bot never blocks on a full pipe;
+            // each line is passed on, and kept in the run's directory.
+            std::thread::spawn(move || {
+                for line in BufReader::new(pipe).lines() {
+                    let Ok(line) = line else { break };
+                    let _ = writeln!(file, "{line}");
+                    let _ = tx.send(wrap(line));
+                }
+                let _ = tx.send(Output::Closed);
+            });
+        }
         PythonBot {
             child,
             dir,
-            stdout,
-            stderr,
+            lines,
+            out: String::new(),
+            err: String::new(),
+            open: 2,
         }
     }
 
-    fn output(&self) -> (String, String) {
-        (
-            fs::read_to_string(&self.stdout).unwrap_or_default(),
-            fs::read_to_string(&self.stderr).unwrap_or_default(),
-        )
+    /// The next line or pipe end; none once both pipes have ended. `within` is a guard against
+    /// a hang, not a measured bound.
+    async fn next(&mut self, within: Duration, waiting_for: &str) -> Option<Output> {
+        if self.open == 0 {
+            return None;
+        }
+        let next = tokio::time::timeout(within, self.lines.recv())
+            .await
+            .unwrap_or_else(|_| {
+                panic!(
+                    "the Python bot: no {waiting_for} within {within:?}:\n{}{}",
+                    self.out, self.err
+                )
+            })
+            .expect("the readers say when their pipe ends");
+        match &next {
+            Output::Out(line) => {
+                self.out.push_str(line);
+                self.out.push('\n');
+            }
+            Output::Err(line) => {
+                self.err.push_str(line);
+                self.err.push('\n');
+            }
+            Output::Closed => self.open -= 1,
+        }
+        Some(next)
     }
 
     /// The first line of its standard output, `game ID seat N`: the game and the seat.
     async fn joined(&mut self) -> (String, u32) {
-        let deadline = Instant::now() + Duration::from_secs(60);
         loop {
-            let (out, err) = self.output();
-            if let Some(line) = out.lines().next().filter(|_| out.contains('\n')) {
-                let words: Vec<&str> = line.split_whitespace().collect();
-                match words[..] {
-                    ["game", game, "seat", seat] => {
-                        return (game.to_string(), seat.parse().expect("a seat number"));
+            match self.next(Duration::from_secs(60), "line `game ID seat N`").await {
+                Some(Output::Out(line)) => {
+                    let words: Vec<&str> = line.split_whitespace().collect();
+                    match words[..] {
+                        ["game", game, "seat", seat] => {
+                            return (game.to_string(), seat.parse().expect("a seat number"));
+                        }
+                        _ => panic!(
+                            "the bot's first line is not `game ID seat N`: {line:?}\n{}",
+                            self.err
+                        ),
                     }
-                    _ => panic!("the bot's first line is not `game ID seat N`: {line:?}\n{err}"),
                 }
+                Some(_) => {}
+                None => panic!(
+                    "the Python bot stopped ({}) before joining:\n{}{}",
+                    self.status(),
+                    self.out,
+                    self.err
+                ),
             }
-            if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("the Python bot stopped ({status}) before joining:\n{out}{err}");
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the Python bot did not join within a minute:\n{err}"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
 
     /// Waits until the bot has logged `n` actions (lines `seat N: ...` on standard error).
     async fn wait_for_actions(&mut self, n: usize) {
-        let deadline = Instant::now() + MATCH_TIME_LIMIT;
-        loop {
-            let (out, err) = self.output();
-            if err.lines().filter(|l| l.starts_with("seat ")).count() >= n {
-                return;
+        let mut actions = self.err.lines().filter(|l| l.starts_with("seat ")).count();
+        while actions < n {
+            match self.next(MATCH_TIME_LIMIT, "action").await {
+                Some(Output::Err(line)) if line.starts_with("seat ") => actions += 1,
+                Some(_) => {}
+                None => panic!(
+                    "the Python bot stopped ({}) before {n} actions:\n{}{}",
+                    self.status(),
+                    self.out,
+                    self.err
+                ),
             }
-            if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("the Python bot stopped ({status}) before {n} actions:\n{out}{err}");
-            }
-            assert!(Instant::now() < deadline, "no {n} actions:\n{err}");
-            tokio::time::sleep(Duration::from_millis(5)).await;
         }
+    }
+
+    /// The exit status, once both pipes have ended (the process has exited).
+    fn status(&mut self) -> std::process::ExitStatus {
+        self.child.wait().expect("the bot's status")
     }
 
     /// Kills the bot, as a crash would.
@@ -287,30 +358,32 @@ impl PythonBot {
     /// Waits for the bot's end; panics unless it succeeds, or if a built-in bot fails first.
     /// Returns its `result` line's JSON.
     async fn finish(&mut self, built_ins: &BuiltIns) -> serde_json::Value {
-        let deadline = Instant::now() + MATCH_TIME_LIMIT;
-        let status = loop {
-            if let Some(status) = self.child.try_wait().expect("the bot's status") {
-                break status;
+        let mut failed = built_ins.failed.subscribe();
+        loop {
+            tokio::select! {
+                next = self.next(MATCH_TIME_LIMIT, "end of its match") => {
+                    if next.is_none() {
+                        break;
+                    }
+                }
+                failure = failed.wait_for(Option::is_some) => {
+                    let failure = failure.expect("the built-ins' sender lives").clone();
+                    panic!(
+                        "a built-in bot failed: {}\nthe Python bot's log:\n{}",
+                        failure.unwrap_or_default(),
+                        self.err
+                    );
+                }
             }
-            if let Some(failure) = built_ins.failure() {
-                let (_, err) = self.output();
-                panic!("a built-in bot failed: {failure}\nthe Python bot's log:\n{err}");
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                let (_, err) = self.output();
-                panic!(
-                    "the Python bot did not finish its match within {MATCH_TIME_LIMIT:?}:\n{err}"
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        };
-        let (out, err) = self.output();
+        }
+        let status = self.status();
         assert!(
             status.success(),
-            "the Python bot failed ({status}):\n{out}\n{err}"
+            "the Python bot failed ({status}):\n{}\n{}",
+            self.out,
+            self.err
         );
-        let last = out.lines().last().unwrap_or_default();
+        let last = self.out.lines().last().unwrap_or_default();
         let json = last
             .strip_prefix("result ")
             .unwrap_or_else(|| panic!("the bot's last line is not `result {{...}}`: {last:?}"));
@@ -443,10 +516,19 @@ async fn play_built_in(
 }
 
 /// The built-in bots of a match, each a task of this process.
-#[derive(Default)]
 struct BuiltIns {
     tasks: Vec<JoinHandle<Option<BuiltInReport>>>,
-    failures: Arc<Mutex<Vec<String>>>,
+    /// Why the first built-in bot that failed stopped, once one has.
+    failed: Arc<tokio::sync::watch::Sender<Option<String>>>,
+}
+
+impl Default for BuiltIns {
+    fn default() -> BuiltIns {
+        BuiltIns {
+            tasks: Vec::new(),
+            failed: Arc::new(tokio::sync::watch::Sender::new(None)),
+        }
+    }
 }
 
 impl BuiltIns {
@@ -463,21 +545,22 @@ impl BuiltIns {
             .expect("the seat is free")
             .into_inner();
         let play = play_built_in(server.addr, game_id.to_string(), seat, joined.token, me);
-        let failures = self.failures.clone();
+        let failed = self.failed.clone();
         self.tasks.push(tokio::spawn(async move {
             match play.await {
                 Ok(report) => Some(report),
                 Err(e) => {
-                    failures.lock().expect("the failures").push(e);
+                    failed.send_if_modified(|first| {
+                        let is_first = first.is_none();
+                        if is_first {
+                            *first = Some(e);
+                        }
+                        is_first
+                    });
                     None
                 }
             }
         }));
-    }
-
-    /// Why a built-in bot stopped before the match's end, if one did.
-    fn failure(&self) -> Option<String> {
-        self.failures.lock().expect("the failures").first().cloned()
     }
 
     /// What each bot did, once every one has played to the end.
@@ -485,10 +568,9 @@ impl BuiltIns {
         let mut reports = Vec::new();
         for task in self.tasks {
             let report = task.await.expect("the built-in bot's task");
-            reports
-                .push(report.unwrap_or_else(|| {
-                    panic!("a built-in bot failed: {:?}", self.failures.lock())
-                }));
+            reports.push(report.unwrap_or_else(|| {
+                panic!("a built-in bot failed: {:?}", *self.failed.borrow())
+            }));
         }
         reports
     }
@@ -611,6 +693,14 @@ async fn check_match(
     assert!(deals >= 1);
 }
 
+/// A server for a whole match, on a paused clock: no move budget runs out, and no request
+/// budget refills, however long the bots take (the token rate is set high enough for a match).
+async fn match_server() -> TestServer {
+    let mut config = canasta_server::Config::for_tests();
+    config.requests_per_second = 1e6;
+    TestServer::paused(config).await
+}
+
 fn game_request(seed: u64) -> v1::CreateGameRequest {
     v1::CreateGameRequest {
         rules: Some(rules(v1::Preset::Official, 4, &[("target_score", "1000")])),
@@ -625,7 +715,7 @@ fn game_request(seed: u64) -> v1::CreateGameRequest {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_python_bot_joins_a_game_and_plays_a_whole_match() {
     python_env();
-    let server = TestServer::start().await;
+    let server = match_server().await;
     let mut client = server.client().await;
     let game = create_with(&mut client, game_request(11)).await;
     let id = game.game_id.clone();
@@ -661,7 +751,7 @@ async fn the_python_bot_joins_a_game_and_plays_a_whole_match() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_python_bot_creates_a_game_and_plays_a_whole_match() {
     python_env();
-    let server = TestServer::start().await;
+    let server = match_server().await;
     let mut bot = PythonBot::start(
         "create",
         server.addr,
@@ -725,7 +815,7 @@ async fn the_python_bot_creates_a_game_and_plays_a_whole_match() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_python_bot_plays_on_with_its_token_after_a_restart() {
     python_env();
-    let server = TestServer::start().await;
+    let server = match_server().await;
     let mut client = server.client().await;
     let game = create_with(&mut client, game_request(7)).await;
     let id = game.game_id.clone();
