@@ -959,8 +959,8 @@ mod tests {
             seats: vec![v1::SeatInfo::default(); 2],
             ..Default::default()
         };
-        let seat = SeatClient::with_token("no server here", &summary, 0, "t".repeat(32))
-            .expect("a seat");
+        let seat =
+            SeatClient::with_token("no server here", &summary, 0, "t".repeat(32)).expect("a seat");
         assert_eq!(seat.reconnect, DEFAULT_RECONNECT);
         let mut client =
             CanastaServiceClient::new(Channel::from_static("http://127.0.0.1:1").connect_lazy());

@@ -70,8 +70,18 @@ fn finish_within(mut child: Child, limit: Duration, what: &str) -> Output {
             bytes
         })
     };
-    let out = read_to_end(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let err = read_to_end(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let out = read_to_end(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = read_to_end(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
     let in_time = (0..2).all(|_| pipe_ended.recv_timeout(limit).is_ok());
     if !in_time {
         let _ = child.kill();

@@ -581,8 +581,7 @@ mod tests {
         // Past the budget, on the paused clock: every time-out has run (see above).
         tokio::time::sleep(Duration::from_millis(2)).await;
         assert!(finishing.iter().all(|id| {
-            registry.get(id).expect("the game").summary().status
-                == v1::GameStatus::Finished as i32
+            registry.get(id).expect("the game").summary().status == v1::GameStatus::Finished as i32
         }));
         let median = |f: &dyn Fn()| {
             let mut times: Vec<Duration> = (0..21)

@@ -141,7 +141,9 @@ impl TestServer {
             .expect("the server's thread");
         // Bound here, registered with the server's runtime there.
         let listener = std::net::TcpListener::bind(config.listen).expect("a free loopback port");
-        listener.set_nonblocking(true).expect("a non-blocking socket");
+        listener
+            .set_nonblocking(true)
+            .expect("a non-blocking socket");
         let addr = listener.local_addr().expect("bound");
         let (stop, stopped) = oneshot::channel::<()>();
         let task = handle.spawn(async move {
@@ -164,10 +166,9 @@ impl TestServer {
     /// Moves the paused clock of the server on by `by`: every timer due by then fires (the
     /// events they cause follow; wait for them). Panics if the server's clock is not paused.
     pub async fn advance(&self, by: Duration) {
-        let clock = self
-            .clock
-            .as_ref()
-            .expect("advance: the server runs on the real clock (start it with TestServer::paused)");
+        let clock = self.clock.as_ref().expect(
+            "advance: the server runs on the real clock (start it with TestServer::paused)",
+        );
         clock
             .runtime
             .spawn(tokio::time::advance(by))

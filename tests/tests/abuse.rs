@@ -648,7 +648,11 @@ async fn silent_calls_and_connections_are_bounded_and_another_game_keeps_going()
         assert_eq!(reason(&status), "PLAY_NOT_OPENED");
     }
     for socket in served {
-        assert_eq!(bytes_until_closed(socket).await, 0, "nothing after the settings");
+        assert_eq!(
+            bytes_until_closed(socket).await,
+            0,
+            "nothing after the settings"
+        );
     }
     // The server takes connections again.
     let mut again = server.client().await;

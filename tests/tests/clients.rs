@@ -441,7 +441,10 @@ async fn connections_that_never_speak_are_closed_at_the_handshake_deadline() {
     let mut partial = tokio::net::TcpStream::connect(server.addr).await.unwrap();
     partial.write_all(b"PRI * HTTP/2.0\r\n").await.unwrap();
     // Served (the server's HTTP/2 settings, sent at once): their deadlines run.
-    let settings = [first_bytes(&mut silent).await, first_bytes(&mut partial).await];
+    let settings = [
+        first_bytes(&mut silent).await,
+        first_bytes(&mut partial).await,
+    ];
     assert!(
         settings.iter().all(|s| !s.is_empty() && s.len() < 100),
         "{settings:?}"

@@ -193,6 +193,9 @@ fn python_command(env: &PythonEnv) -> Command {
     c
 }
 
+/// One of the Python bot's output pipes.
+type Pipe = Box<dyn std::io::Read + Send>;
+
 /// A line the Python bot wrote, or the end of one of its two pipes.
 enum Output {
     Out(String),
@@ -235,17 +238,11 @@ impl PythonBot {
             .spawn()
             .expect("the Python bot starts");
         let (tx, lines) = mpsc::unbounded_channel();
-        let pipes: [(Box<dyn std::io::Read + Send>, &str, fn(String) -> Output); 2] = [
-            (
-                Box::new(child.stdout.take().expect("a pipe")),
-                "stdout.txt",
-                Output::Out,
-            ),
-            (
-                Box::new(child.stderr.take().expect("a pipe")),
-                "stderr.txt",
-                Output::Err,
-            ),
+        let stdout: Pipe = Box::new(child.stdout.take().expect("a pipe"));
+        let stderr: Pipe = Box::new(child.stderr.take().expect("a pipe"));
+        let pipes = [
+            (stdout, "stdout.txt", Output::Out as fn(String) -> Output),
+            (stderr, "stderr.txt", Output::Err),
         ];
         for (pipe, file, wrap) in pipes {
             let mut file = fs::File::create(dir.join(file)).expect("a file for the output");
@@ -303,7 +300,10 @@ impl PythonBot {
     /// The first line of its standard output, `game ID seat N`: the game and the seat.
     async fn joined(&mut self) -> (String, u32) {
         loop {
-            match self.next(Duration::from_secs(60), "line `game ID seat N`").await {
+            match self
+                .next(Duration::from_secs(60), "line `game ID seat N`")
+                .await
+            {
                 Some(Output::Out(line)) => {
                     let words: Vec<&str> = line.split_whitespace().collect();
                     match words[..] {
@@ -568,9 +568,11 @@ impl BuiltIns {
         let mut reports = Vec::new();
         for task in self.tasks {
             let report = task.await.expect("the built-in bot's task");
-            reports.push(report.unwrap_or_else(|| {
-                panic!("a built-in bot failed: {:?}", *self.failed.borrow())
-            }));
+            reports.push(
+                report.unwrap_or_else(|| {
+                    panic!("a built-in bot failed: {:?}", *self.failed.borrow())
+                }),
+            );
         }
         reports
     }

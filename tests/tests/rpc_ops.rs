@@ -966,7 +966,11 @@ async fn the_rate_limit_refuses_the_eleventh_rapid_request_of_a_token() {
         .unwrap()
         .retry_delay
         .unwrap();
-    assert_eq!(delay, Duration::from_millis(200), "one request's place in 1/5 s");
+    assert_eq!(
+        delay,
+        Duration::from_millis(200),
+        "one request's place in 1/5 s"
+    );
     assert_eq!(game_seq(&mut client, &id).await, replica.seq());
 
     // The other seat's token has a bucket of its own; spectator calls carry no token.

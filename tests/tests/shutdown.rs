@@ -201,7 +201,10 @@ async fn a_connection_still_open_after_the_grace_is_closed_when_serve_returns() 
         !server.has_stopped(),
         "serve returned before its grace was over, with a connection open"
     );
-    assert!(!answer.is_finished(), "the held call ended before the grace");
+    assert!(
+        !answer.is_finished(),
+        "the held call ended before the grace"
+    );
     server.advance(Duration::from_millis(1)).await;
     server.stopped_within(WITHIN).await;
     // The message is still held back (`release` lives): only the cut connection ends the call.
