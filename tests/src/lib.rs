@@ -1,5 +1,6 @@
-//! Helpers for end-to-end tests: a real `canasta-server` on `127.0.0.1:0`, gRPC clients with
-//! seat tokens, and small conveniences for the common steps of a game.
+//! Helpers for end-to-end tests: a real `canasta-server` on `127.0.0.1:0` (on the real clock, or
+//! on a paused one that the test moves: [`TestServer::paused`]), gRPC clients with seat tokens,
+//! a count to wait on ([`Counter`]), and small conveniences for the common steps of a game.
 
 pub mod play;
 pub mod replica;
