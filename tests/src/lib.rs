@@ -107,7 +107,10 @@ impl TestServer {
     }
 
     /// Starts a server with this configuration on a runtime of its own (one thread) whose
-    /// clock stands still until [`TestServer::advance`] moves it.
+    /// clock stands still until [`TestServer::advance`] moves it. Its HTTP/2 keepalive pings
+    /// are off: a ping's answer comes on the real clock and its time-out on the paused one, so
+    /// a test that moved the clock on past the time-out before the server read the answer
+    /// would see its connection cut.
     pub async fn paused(config: Config) -> TestServer {
         let (store, loaded) = canasta_server::open_store(&config).expect("the storage opens");
         TestServer::paused_with_store(config, store, loaded).await
@@ -121,6 +124,7 @@ impl TestServer {
     /// [`TestServer::paused`] on storage the test opened.
     pub async fn paused_with_store(mut config: Config, store: Store, loaded: Loaded) -> TestServer {
         config.listen = "127.0.0.1:0".parse().expect("an address");
+        config.keepalive_secs = 0.0;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .start_paused(true)
