@@ -1,6 +1,7 @@
-//! Helpers for end-to-end tests: a real `canasta-server` on `127.0.0.1:0` (on the real clock, or
-//! on a paused one that the test moves: [`TestServer::paused`]), gRPC clients with seat tokens,
-//! a count to wait on ([`Counter`]), and small conveniences for the common steps of a game.
+//! Helpers for end-to-end tests: a real `canasta-server` on `127.0.0.1:0` (on the test's runtime,
+//! or on one of its own, whose clock the tests of time pause: [`TestServer::on_own_runtime`]),
+//! gRPC clients with seat tokens, a count to wait on ([`Counter`]), and small conveniences for
+//! the common steps of a game.
 
 pub mod play;
 pub mod replica;
@@ -26,10 +27,11 @@ pub type Client = CanastaServiceClient<Channel>;
 /// A server running in this process.
 ///
 /// [`TestServer::start`] and its siblings serve on the test's own runtime, whose clock is the
-/// real one. [`TestServer::paused`] serves on a runtime of its own whose clock stands still
-/// until the test moves it with [`TestServer::advance`]: every time of the server (time
-/// controls, heartbeats, deadlines, request budgets, the shutdown's grace) is on tokio's clock,
-/// so a test of time waits for the events it expects and never for time to pass.
+/// real one. [`TestServer::on_own_runtime`] serves on a runtime the test built, on a thread of
+/// its own: the tests of time build one whose clock is paused (`tests/tests/clock/mod.rs`), and
+/// move that clock on with [`TestServer::on_server`]. Every time of the server (time controls,
+/// heartbeats, deadlines, request budgets, the shutdown's grace) is on tokio's clock, so a test
+/// of time waits for the events it expects and never for time to pass.
 pub struct TestServer {
     /// Where it listens.
     pub addr: SocketAddr,
@@ -37,32 +39,33 @@ pub struct TestServer {
     /// When the shutdown began.
     stopping_since: Option<tokio::time::Instant>,
     task: Option<JoinHandle<()>>,
-    /// The paused clock, if the server runs on one.
-    clock: Option<Arc<PausedClock>>,
+    /// The server's own runtime, if it has one.
+    runtime: Option<Arc<OwnRuntime>>,
 }
 
-/// Keeps a paused server's runtime running while held, after `serve` has returned (as an
+/// Keeps a server's own runtime running while held, after `serve` has returned (as an
 /// embedder's runtime runs on); see [`TestServer::keep_runtime`].
 pub struct RuntimeKept {
-    _clock: Option<Arc<PausedClock>>,
+    _runtime: Option<Arc<OwnRuntime>>,
 }
 
-/// The runtime of a server whose clock stands still (see [`TestServer::paused`]).
+/// A server's own runtime (see [`TestServer::on_own_runtime`]), run on a thread of its own,
+/// with a blocking task that lasts as long as the server.
 ///
 /// Tokio moves a paused clock on by itself when its runtime has nothing to do but wait (it
 /// "auto-advances" to the next timer), which a server waiting on its sockets always is: its
 /// time-outs would fire between any two requests. Auto-advance is held off while a blocking
-/// task runs (tokio's documentation of `time::pause`, "Preventing auto-advance"): one blocking
-/// task waits for as long as the server lives, so the clock moves only when the test says.
-struct PausedClock {
-    runtime: tokio::runtime::Handle,
+/// task runs (tokio's documentation of `time::pause`, "Preventing auto-advance"): with the
+/// blocking task, a paused clock moves only when the test moves it.
+struct OwnRuntime {
+    handle: tokio::runtime::Handle,
     /// Dropped to end the blocking task that holds the clock.
     hold: Option<std::sync::mpsc::Sender<()>>,
     /// Dropped to let the runtime's thread end.
     keep: Option<oneshot::Sender<()>>,
 }
 
-impl Drop for PausedClock {
+impl Drop for OwnRuntime {
     fn drop(&mut self) {
         // The blocking task first: the runtime, when it ends, waits for its blocking tasks.
         drop(self.hold.take());
@@ -102,34 +105,21 @@ impl TestServer {
             stop: Some(stop),
             stopping_since: None,
             task: Some(task),
-            clock: None,
+            runtime: None,
         }
     }
 
-    /// Starts a server with this configuration on a runtime of its own (one thread) whose
-    /// clock stands still until [`TestServer::advance`] moves it. Its HTTP/2 keepalive pings
-    /// are off: a ping's answer comes on the real clock and its time-out on the paused one, so
-    /// a test that moved the clock on past the time-out before the server read the answer
-    /// would see its connection cut.
-    pub async fn paused(config: Config) -> TestServer {
-        let (store, loaded) = canasta_server::open_store(&config).expect("the storage opens");
-        TestServer::paused_with_store(config, store, loaded).await
-    }
-
-    /// [`TestServer::paused`] with SQLite storage at `db`.
-    pub async fn paused_with_db(db: &Path) -> TestServer {
-        TestServer::paused(db_config(db)).await
-    }
-
-    /// [`TestServer::paused`] on storage the test opened.
-    pub async fn paused_with_store(mut config: Config, store: Store, loaded: Loaded) -> TestServer {
+    /// Starts a server on `runtime` (a current-thread runtime the caller built, whose clock
+    /// may be paused), run on a thread of its own for as long as the server lives, with a
+    /// blocking task that holds off tokio's auto-advance of a paused clock: on a paused
+    /// runtime, the clock moves only when the test moves it.
+    pub async fn on_own_runtime(
+        mut config: Config,
+        store: Store,
+        loaded: Loaded,
+        runtime: tokio::runtime::Runtime,
+    ) -> TestServer {
         config.listen = "127.0.0.1:0".parse().expect("an address");
-        config.keepalive_secs = 0.0;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .start_paused(true)
-            .build()
-            .expect("the server's runtime");
         let handle = runtime.handle().clone();
         let (hold, held) = std::sync::mpsc::channel::<()>();
         handle.spawn_blocking(move || {
@@ -137,7 +127,7 @@ impl TestServer {
         });
         let (keep, kept) = oneshot::channel::<()>();
         std::thread::Builder::new()
-            .name("paused-server".into())
+            .name("test-server".into())
             .spawn(move || {
                 runtime.block_on(async {
                     let _ = kept.await;
@@ -160,33 +150,34 @@ impl TestServer {
             stop: Some(stop),
             stopping_since: None,
             task: Some(task),
-            clock: Some(Arc::new(PausedClock {
-                runtime: handle,
+            runtime: Some(Arc::new(OwnRuntime {
+                handle,
                 hold: Some(hold),
                 keep: Some(keep),
             })),
         }
     }
 
-    /// Moves the paused clock of the server on by `by`: every timer due by then fires (the
-    /// events they cause follow; wait for them). Panics if the server's clock is not paused.
-    pub async fn advance(&self, by: Duration) {
-        let clock = self.clock.as_ref().expect(
-            "advance: the server runs on the real clock (start it with TestServer::paused)",
-        );
-        clock
-            .runtime
-            .spawn(tokio::time::advance(by))
-            .await
-            .expect("the clock moved on");
+    /// Runs `f` on the server's runtime (its own, or the test's) and returns its output: on a
+    /// paused clock, `tokio::time::advance` moves the server's clock on.
+    pub async fn on_server<F>(&self, f: F) -> F::Output
+    where
+        F: std::future::Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let task = match &self.runtime {
+            Some(runtime) => runtime.handle.spawn(f),
+            None => tokio::spawn(f),
+        };
+        task.await.expect("the task on the server's runtime")
     }
 
     /// Keeps the server's runtime running while the value is held, even after the server is
-    /// stopped and dropped. (A server on the real clock runs on the test's runtime, which runs
-    /// on anyway.)
+    /// stopped and dropped. (A server on the test's runtime needs nothing: that runs on
+    /// anyway.)
     pub fn keep_runtime(&self) -> RuntimeKept {
         RuntimeKept {
-            _clock: self.clock.clone(),
+            _runtime: self.runtime.clone(),
         }
     }
 
@@ -231,7 +222,7 @@ impl TestServer {
 }
 
 /// The configuration of a server storing in SQLite at `db`.
-fn db_config(db: &Path) -> Config {
+pub fn db_config(db: &Path) -> Config {
     let mut config = Config::for_tests();
     config.memory = false;
     config.db = db.to_path_buf();

@@ -10,7 +10,7 @@
 //! send a byte, twice as many as `--max-connections`, are each ended by the server (at their
 //! deadlines, or at once beyond the limit) while another game keeps its pace (figures printed).
 //!
-//! The servers' clocks are paused ([`TestServer::paused`]): budgets come back, and deadlines
+//! The servers' clocks are paused (`clock::paused`): budgets come back, and deadlines
 //! pass, only when a test moves the clock on, so what the limits let through is exact and no
 //! test waits for time to pass. Latencies are measured and printed for information; no test
 //! holds them to a bound (a busy machine would fail it).
@@ -22,6 +22,8 @@
 //! ```sh
 //! CANASTA_ABUSE_SECS=60 cargo test --release -p canasta-tests --test abuse -- --nocapture
 //! ```
+mod clock;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -30,6 +32,7 @@ use canasta_proto::v1;
 use canasta_server::Config;
 use canasta_tests::play::{PlayCall, silent_play, watch as watch_play};
 use canasta_tests::*;
+use clock::*;
 use tonic::Code;
 use tonic_types::StatusExt;
 
@@ -350,7 +353,7 @@ async fn a_flooding_token_is_refused_and_another_game_keeps_going() {
     // room for them in the burst), and the made-up tokens' flood must outrun it.
     config.address_requests_per_second = ADDRESS_RATE;
     let (server, pace) = match long_secs {
-        None => (TestServer::paused(config).await, Duration::ZERO),
+        None => (paused(config).await, Duration::ZERO),
         Some(_) => (TestServer::with_config(config).await, BOT_PACE),
     };
     let mut client = server.client().await;
@@ -557,7 +560,7 @@ async fn silent_calls_and_connections_are_bounded_and_another_game_keeps_going()
     config.handshake_timeout_secs = deadline.as_secs_f64();
     config.play_open_timeout_secs = deadline.as_secs_f64();
     config.max_watchers_per_token = 2;
-    let server = TestServer::paused(config).await;
+    let server = paused(config).await;
     let mut client = server.client().await;
 
     let (quiet_game, quiet_tokens) = started_game(&mut client, 31).await;
@@ -685,7 +688,7 @@ async fn silent_calls_and_connections_are_bounded_and_another_game_keeps_going()
 async fn a_refused_action_is_not_applied_and_passes_after_the_delay() {
     let mut config = Config::for_tests();
     config.requests_per_second = 1.0;
-    let server = TestServer::paused(config).await;
+    let server = paused(config).await;
     let mut client = server.client().await;
     let (game, tokens) = started_game(&mut client, 41).await;
     // Find the seat to act; each view spends from that token's bucket, so use the other
@@ -881,7 +884,7 @@ async fn spectators_of_one_address_are_limited() {
 async fn calls_without_a_token_are_limited_per_address() {
     let mut config = Config::for_tests();
     config.address_requests_per_second = 3.0;
-    let server = TestServer::paused(config).await;
+    let server = paused(config).await;
     let mut client = server.client().await;
     // Create and two joins: 3 calls (the seats' views are their tokens').
     let (game, tokens) = started_game(&mut client, 71).await;
@@ -1119,7 +1122,7 @@ async fn calls_from_no_seat_of_the_game_they_name_are_charged_to_the_address() {
     config.memory = false;
     config.db = db.clone();
     config.address_requests_per_second = 0.001;
-    let server = TestServer::paused(config).await;
+    let server = paused(config).await;
     let mut client = server.client().await;
 
     // The address's one call: a made-up token reads a game.
@@ -1221,7 +1224,7 @@ async fn to_next_time_out(
 async fn games_nobody_plays_under_a_time_control_end_and_another_game_keeps_going() {
     let config = Config::for_tests();
     let floor = config.min_move_budget_ms;
-    let server = TestServer::paused(config).await;
+    let server = paused(config).await;
     let mut client = server.client().await;
     let timed = |budget: u64, seed: u64| v1::CreateGameRequest {
         rules: Some(rules(v1::Preset::Official, 2, &[])),

@@ -5,6 +5,8 @@
 //! are exactly what the engine's replay of the export shows that seat, and a watcher that does
 //! not read is told it lagged and resumes by seq.
 
+mod clock;
+
 use std::time::Duration;
 
 use canasta_engine::rng::Xoshiro256;
@@ -16,6 +18,7 @@ use canasta_proto::v1::game_event::Kind as Ev;
 use canasta_proto::v1::watch_game_response::Kind as Msg;
 use canasta_server::Config;
 use canasta_tests::*;
+use clock::*;
 
 /// Every event of a finished game as `viewer` must see it, from the engine's replay of its
 /// export (every seat joined in seat order, as `join_all` does).
@@ -434,7 +437,7 @@ async fn connections_that_never_speak_are_closed_at_the_handshake_deadline() {
     let deadline = Duration::from_millis(200);
     let mut config = Config::for_tests();
     config.handshake_timeout_secs = deadline.as_secs_f64();
-    let server = TestServer::paused(config).await;
+    let server = paused(config).await;
     let mut client = server.client().await;
     create(&mut client, 2, 1).await;
     let mut silent = tokio::net::TcpStream::connect(server.addr).await.unwrap();

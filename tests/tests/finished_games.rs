@@ -6,6 +6,8 @@
 //! retried SubmitAction is answered exactly as the first time; on memory storage, on SQLite,
 //! and after a restart from SQLite.
 
+mod clock;
+
 use std::time::Duration;
 
 use canasta_engine::{Seat, Viewer};
@@ -17,6 +19,7 @@ use canasta_proto::v1::watch_game_response::Kind as Msg;
 use canasta_server::Config;
 use canasta_tests::replica::*;
 use canasta_tests::*;
+use clock::*;
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
@@ -76,7 +79,7 @@ async fn server(db: Option<&std::path::Path>) -> TestServer {
         config.memory = false;
         config.db = db.to_path_buf();
     }
-    TestServer::paused(config).await
+    paused(config).await
 }
 
 async fn watch(

@@ -6,6 +6,8 @@
 //! actions in-process, so a game after a restart is compared with what it must be, event by
 //! event.
 
+mod clock;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -17,6 +19,7 @@ use canasta_proto::v1::watch_game_response::Kind as Msg;
 use canasta_server::Config;
 use canasta_tests::replica::*;
 use canasta_tests::*;
+use clock::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tonic::transport::Channel;
 use tonic::{Code, Status, Streaming};
@@ -350,7 +353,7 @@ fn assert_time_left(t: Option<u64>, left: u64) {
 // budget, not a millisecond before.
 #[tokio::test]
 async fn a_timed_out_seat_gets_the_fallback_move_and_play_goes_on() {
-    let server = TestServer::paused(Config::for_tests()).await;
+    let server = paused(Config::for_tests()).await;
     let mut client = server.client().await;
     let budget = 300;
     let request = timed(201, budget, v1::TimeoutPolicy::FallbackMove);
@@ -448,7 +451,7 @@ async fn a_timed_out_seat_gets_the_fallback_move_and_play_goes_on() {
 // out.
 #[tokio::test]
 async fn a_timed_out_seat_forfeits_the_match_under_the_forfeit_policy() {
-    let server = TestServer::paused(Config::for_tests()).await;
+    let server = paused(Config::for_tests()).await;
     let mut client = server.client().await;
     let budget = 300;
     let policy = v1::TimeoutPolicy::Forfeit;
@@ -547,7 +550,7 @@ async fn a_timed_game_is_back_where_it_was_after_a_restart() {
     let dir = temp_dir("ops-timed");
     let db = dir.join("canasta.db");
     let budget = 1000;
-    let server = TestServer::paused_with_db(&db).await;
+    let server = paused_with_db(&db).await;
     let mut client = server.client().await;
     let (id, tokens, mut replica) = started(
         &mut client,
@@ -559,7 +562,7 @@ async fn a_timed_game_is_back_where_it_was_after_a_restart() {
     assert_time_left(v.time_left_ms, 1);
     server.stop().await;
 
-    let server = TestServer::paused_with_db(&db).await;
+    let server = paused_with_db(&db).await;
     let mut client = server.client().await;
     assert_eq!(game_seq(&mut client, &id).await, replica.seq());
     let v = view_of(&mut client, &id, Some(&tokens[0]), false).await;
@@ -626,7 +629,7 @@ async fn move_budgets_outside_the_servers_bounds_are_refused() {
 async fn a_match_nobody_plays_is_abandoned_and_stays_so_after_a_restart() {
     let dir = temp_dir("ops-abandoned");
     let db = dir.join("canasta.db");
-    let server = TestServer::paused_with_db(&db).await;
+    let server = paused_with_db(&db).await;
     let mut client = server.client().await;
     let budget = Config::for_tests().min_move_budget_ms;
     let (id, tokens, replica) = started(
@@ -946,7 +949,7 @@ async fn the_message_size_limit_refuses_larger_requests() {
 async fn the_rate_limit_refuses_the_eleventh_rapid_request_of_a_token() {
     let mut config = Config::for_tests();
     config.requests_per_second = 5.0;
-    let server = TestServer::paused(config).await;
+    let server = paused(config).await;
     let mut client = server.client().await;
     let (id, tokens, mut replica) = started(&mut client, seeded(401)).await;
     let mut views = Vec::new();
@@ -1331,7 +1334,7 @@ struct Mover {
 async fn shutdown_ends_streams_and_loses_no_acknowledged_action() {
     let dir = temp_dir("ops-shutdown");
     let db = dir.join("canasta.db");
-    let server = TestServer::paused_with_db(&db).await;
+    let server = paused_with_db(&db).await;
     let mut client = server.client().await;
     let (id, tokens, replica) = started(&mut client, seeded(601)).await;
     let seat_stream = watch(&mut client, &id, Some(&tokens[0]), 0).await;

@@ -2,6 +2,8 @@
 //! end over it, refusals answered on the stream without ending it or changing the game,
 //! retries applied once, and a call that does not open properly refused.
 
+mod clock;
+
 use std::time::Duration;
 
 use canasta_engine::{Action, Seat, Viewer};
@@ -9,6 +11,7 @@ use canasta_proto::v1;
 use canasta_tests::play::*;
 use canasta_tests::replica::*;
 use canasta_tests::*;
+use clock::*;
 use tokio_stream::StreamExt;
 use tonic::Code;
 
@@ -186,7 +189,7 @@ async fn a_play_call_opens_with_watch_and_a_seat_token() {
 async fn actions_on_a_play_call_spend_from_the_seat_rate() {
     let mut config = canasta_server::Config::for_tests();
     config.requests_per_second = 1.0;
-    let server = TestServer::paused(config).await;
+    let server = paused(config).await;
     let mut client = server.client().await;
     let (request, script) = short_game();
     let (id, tokens, replica) = started(&mut client, request).await;
@@ -254,7 +257,7 @@ async fn a_play_call_that_never_opens_ends_at_its_deadline() {
     let wait = Duration::from_millis(200);
     let mut config = canasta_server::Config::for_tests();
     config.play_open_timeout_secs = wait.as_secs_f64();
-    let server = TestServer::paused(config).await;
+    let server = paused(config).await;
     let mut client = server.client().await;
     let (request, _) = short_game();
     let (id, tokens, replica) = started(&mut client, request).await;
@@ -291,7 +294,7 @@ async fn silent_play_calls_do_not_lock_a_seat_out() {
     let mut config = canasta_server::Config::for_tests();
     config.max_watchers_per_token = 2;
     config.play_open_timeout_secs = wait.as_secs_f64();
-    let server = TestServer::paused(config).await;
+    let server = paused(config).await;
     let mut client = server.client().await;
     let (request, _) = short_game();
     let (id, tokens, replica) = started(&mut client, request).await;

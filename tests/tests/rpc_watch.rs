@@ -8,6 +8,8 @@
 //! actions in-process, so every stream is compared with what its viewer must see, event by
 //! event.
 
+mod clock;
+
 use std::time::Duration;
 
 use canasta_engine::{Action, CardCounts, Seat, Viewer};
@@ -19,6 +21,7 @@ use canasta_proto::v1::watch_game_response::Kind as Msg;
 use canasta_server::Config;
 use canasta_tests::replica::*;
 use canasta_tests::*;
+use clock::*;
 use tonic::{Code, Request, Status, Streaming};
 use tonic_types::StatusExt;
 
@@ -732,7 +735,7 @@ async fn an_idle_stream_receives_heartbeats_with_the_last_seq() {
     let period = Duration::from_secs(15);
     let mut config = Config::for_tests();
     config.heartbeat_secs = period.as_secs_f64();
-    let server = TestServer::paused(config).await;
+    let server = paused(config).await;
     let mut client = server.client().await;
     let (id, tokens, mut replica) = started(&mut client, seeded(44)).await;
     let mut stream = watch(&mut client, &id, None, 0, false).await.unwrap();
@@ -1061,7 +1064,7 @@ async fn a_stream_that_is_never_read_is_ended_and_frees_its_place() {
     config.watch_send_timeout_secs = 0.3;
     // The tries below are paid for by the seat's token, on a clock that does not refill it.
     config.requests_per_second = 1e6;
-    let server = TestServer::paused(config).await;
+    let server = paused(config).await;
     let mut client = server.client().await;
     let (id, tokens, replica) = started(&mut client, seeded(69)).await;
     let mut slow_seat = stalling_client(&server).await;

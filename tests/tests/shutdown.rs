@@ -17,6 +17,8 @@
 //! reports a call the GOAWAY refused, INTERNAL or CANCELLED (see
 //! [`assert_refused_at_shutdown`]). Neither changes anything.
 
+mod clock;
+
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -33,6 +35,7 @@ use canasta_server::Config;
 use canasta_tests::play::*;
 use canasta_tests::replica::*;
 use canasta_tests::*;
+use clock::*;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::timeout;
@@ -58,7 +61,7 @@ async fn start(db: &std::path::Path) -> TestServer {
     config.memory = false;
     config.db = db.to_path_buf();
     config.requests_per_second = 1_000_000.0;
-    TestServer::paused(config).await
+    paused(config).await
 }
 
 /// A refusal by the stopping server itself: UNAVAILABLE `SHUTTING_DOWN`, saying to retry.
@@ -180,7 +183,7 @@ impl<R> Held<R> {
 // connection no server serves any more.
 #[tokio::test]
 async fn a_connection_still_open_after_the_grace_is_closed_when_serve_returns() {
-    let mut server = TestServer::paused(Config::for_tests()).await;
+    let mut server = paused(Config::for_tests()).await;
     let runtime = server.keep_runtime();
     let channel = channel(server.addr).await;
     let Held { release, answer } = held::<_, v1::CreateGameResponse>(
