@@ -6,16 +6,31 @@
 //! watchers as MatchEnded, and survives a restart, which arms the pending policies again from
 //! the times the game's log holds.
 //!
-//! The policies' timeouts are a fraction of a second here, and each test waits for the
-//! MatchEnded event of a watch stream, not for a time; the unit tests of the server's actor
-//! check each deadline to the millisecond on tokio's paused clock.
+//! The servers run on a paused clock that the tests move (`clock::paused`): each policy's
+//! timeout is the default's, nothing ends a millisecond before it (counted from the game's
+//! last activity: a join or a leave gives a waiting game its time again), and each test then
+//! waits for the MatchEnded event of a watch stream. A restart counts a pending policy from the
+//! wall-clock times of the log; the unit tests of the server's actor check that count.
+
+use std::time::Duration;
+
+mod clock;
 
 use canasta_proto::v1;
 use canasta_proto::v1::watch_game_response::Kind as Msg;
 use canasta_server::Config;
 use canasta_tests::play::{PlayCall, watch};
 use canasta_tests::*;
+use clock::*;
 use tonic::{Code, Request};
+
+/// The policies' default timeouts: a waiting game's, an idle one's, a left one's.
+const WAITING: Duration = Duration::from_secs(3600);
+const IDLE: Duration = Duration::from_secs(86_400);
+const LEFT: Duration = Duration::from_secs(600);
+
+/// A millisecond: what a deadline is checked by, before and at it.
+const MS: Duration = Duration::from_millis(1);
 
 /// A test server's configuration with these timeouts (seconds; 0 is never).
 fn config(waiting: f64, idle: f64, left: f64) -> Config {
@@ -111,20 +126,50 @@ async fn cancel(
         .map(|r| r.into_inner().game.expect("a summary"))
 }
 
-// A waiting game whose seats are not all taken expires (`--waiting-timeout-secs`): its
-// watchers see MatchEnded with MATCH_END_KIND_EXPIRED; it is FINISHED, joined no more, shows
-// no deal, exports with its result, and its place is free for another game. (That a join or a
-// leave gives the game its time again is checked on the actor's paused clock: here, with a
-// fraction of a second, it would race the clock.)
+// A waiting game whose seats are not all taken expires (`--waiting-timeout-secs`), counted
+// from its creation or its last join or leave, not a millisecond before: its watchers see
+// MatchEnded with MATCH_END_KIND_EXPIRED; it is FINISHED, joined no more, shows no deal,
+// exports with its result, and its place is free for another game.
 #[tokio::test]
 async fn a_waiting_game_nobody_fills_expires_and_frees_its_place() {
-    let mut config = config(0.3, 0.0, 0.0);
+    let mut config = config(WAITING.as_secs_f64(), 0.0, 0.0);
     config.max_games = 1;
-    let server = TestServer::with_config(config).await;
+    let server = paused(config).await;
     let mut client = server.client().await;
     let (game, _) = new_game(&mut client, 0).await;
     let id = game.game_id.clone();
     let mut spectator = spectate(&mut client, &id).await;
+    // A join a millisecond before the deadline gives the game its time again, and so does a
+    // leave: it is still waiting well past its creation's deadline.
+    server.advance(WAITING - MS).await;
+    let seat = client
+        .join_game(v1::JoinGameRequest {
+            game_id: id.clone(),
+            seat: Some(0),
+            display_name: "Ann".into(),
+        })
+        .await
+        .expect("a seat")
+        .into_inner()
+        .token;
+    server.advance(WAITING - MS).await;
+    client
+        .leave_game(authed(
+            v1::LeaveGameRequest {
+                game_id: id.clone(),
+            },
+            &seat,
+        ))
+        .await
+        .expect("the seat is left");
+    server.advance(WAITING - MS).await;
+    let waiting = summary_of(&mut client, &id).await;
+    assert_eq!(
+        waiting.status,
+        v1::GameStatus::Waiting as i32,
+        "{waiting:?}"
+    );
+    server.advance(MS).await;
     let result = match_ended(&mut spectator).await;
     assert_ended(&mut client, &id, &result, v1::MatchEndKind::Expired).await;
     // Nothing of its deal is shown; it is over.
@@ -164,14 +209,15 @@ async fn a_waiting_game_nobody_fills_expires_and_frees_its_place() {
     server.stop().await;
 }
 
-// A started game without a time control in which no seat acts (`--idle-timeout-secs`) is
-// abandoned, with no winner: the seat's Play call that stays open but never acts ends with
-// MatchEnded too. Its place is free, its actions refused, its record exported.
+// A started game without a time control in which no seat acts (`--idle-timeout-secs`, from
+// its last join; not a millisecond before) is abandoned, with no winner: the seat's Play call
+// that stays open but never acts ends with MatchEnded too. Its place is free, its actions
+// refused, its record exported.
 #[tokio::test]
 async fn a_started_game_nobody_plays_is_abandoned() {
-    let mut config = config(0.0, 0.3, 0.0);
+    let mut config = config(0.0, IDLE.as_secs_f64(), 0.0);
     config.max_games = 1;
-    let server = TestServer::with_config(config).await;
+    let server = paused(config).await;
     let mut client = server.client().await;
     let (game, _) = new_game(&mut client, 0).await;
     let id = game.game_id.clone();
@@ -180,6 +226,14 @@ async fn a_started_game_nobody_plays_is_abandoned() {
     let mut silent = PlayCall::open(&mut client, Some(&tokens[0]), watch(&id))
         .await
         .expect("a Play call");
+    server.advance(IDLE - MS).await;
+    let playing = summary_of(&mut client, &id).await;
+    assert_eq!(
+        playing.status,
+        v1::GameStatus::Playing as i32,
+        "{playing:?}"
+    );
+    server.advance(MS).await;
     let result = match_ended(&mut spectator).await;
     assert_ended(&mut client, &id, &result, v1::MatchEndKind::Abandoned).await;
     // The silent Play call sees the same end, and ends.
@@ -223,13 +277,14 @@ async fn a_started_game_nobody_plays_is_abandoned() {
     server.stop().await;
 }
 
-// A started game whose every seat is left (`--left-timeout-secs`) is abandoned, with or
-// without a time control: here a day a move, which would take days of time-outs.
+// A started game whose every seat is left (`--left-timeout-secs`, from the last leave; not a
+// millisecond before) is abandoned, with or without a time control: here a day a move, which
+// would take days of time-outs.
 #[tokio::test]
 async fn a_started_game_whose_seats_all_left_is_abandoned() {
-    let mut config = config(0.0, 0.0, 0.3);
+    let mut config = config(0.0, 0.0, LEFT.as_secs_f64());
     config.max_games = 1;
-    let server = TestServer::with_config(config).await;
+    let server = paused(config).await;
     let mut client = server.client().await;
     for budget_ms in [0, 86_400_000] {
         let (game, _) = new_game(&mut client, budget_ms).await;
@@ -247,6 +302,14 @@ async fn a_started_game_whose_seats_all_left_is_abandoned() {
                 .await
                 .expect("the seat is left");
         }
+        server.advance(LEFT - MS).await;
+        let playing = summary_of(&mut client, &id).await;
+        assert_eq!(
+            playing.status,
+            v1::GameStatus::Playing as i32,
+            "{playing:?}"
+        );
+        server.advance(MS).await;
         let result = match_ended(&mut spectator).await;
         assert_ended(&mut client, &id, &result, v1::MatchEndKind::Abandoned).await;
         let summary = summary_of(&mut client, &id).await;
@@ -358,25 +421,25 @@ async fn the_creator_cancels_a_waiting_game_and_nobody_else_does() {
     server.stop().await;
 }
 
-/// A server on the database `db` with these timeouts.
+/// A server on the database `db` with these timeouts (seconds), on a paused clock.
 async fn server_on(db: &std::path::Path, waiting: f64, idle: f64) -> TestServer {
     let mut config = config(waiting, idle, 0.0);
     config.memory = false;
     config.db = db.to_path_buf();
-    TestServer::with_config(config).await
+    paused(config).await
 }
 
 // Every end is stored: a restarted server serves the ended games as they ended, whatever its
-// own policies, with the same events; and it arms the pending policies again, counted from
-// the times the log holds (the last join here), not from the restart: a game that a server
+// own policies, with the same events; and it arms the pending policies again (counted from the
+// times the log holds, so at most their timeouts after the restart): a game that a server
 // without an idle policy kept is ended by one that has it, a waiting game kept by a server
-// with an hour's policy expires on one with a fraction of a second's.
+// with a day's policy expires on one with an hour's.
 #[tokio::test]
 async fn ends_survive_a_restart_and_a_restart_arms_the_pending_policies() {
     let dir = temp_dir("unplayed");
     let db = dir.join("canasta.db");
-    // The first server: an hour to fill a game; started ones are never idle.
-    let server = server_on(&db, 3600.0, 0.0).await;
+    // The first server: a day to fill a game; started ones are never idle.
+    let server = server_on(&db, 86_400.0, 0.0).await;
     let mut client = server.client().await;
     let (cancelled, creator) = new_game(&mut client, 0).await;
     let mut spectator = spectate(&mut client, &cancelled.game_id).await;
@@ -397,8 +460,8 @@ async fn ends_survive_a_restart_and_a_restart_arms_the_pending_policies() {
     assert_eq!(started_summary.status, v1::GameStatus::Playing as i32);
     server.stop().await;
 
-    // The second: an hour to fill a game, a fraction of a second idle.
-    let server = server_on(&db, 3600.0, 0.3).await;
+    // The second: a day to fill a game, a day idle.
+    let server = server_on(&db, 86_400.0, IDLE.as_secs_f64()).await;
     let mut client = server.client().await;
     assert_eq!(
         summary_of(&mut client, &cancelled.game_id).await,
@@ -414,6 +477,7 @@ async fn ends_survive_a_restart_and_a_restart_arms_the_pending_policies() {
         "its creator token was kept"
     );
     let mut spectator = spectate(&mut client, &started.game_id).await;
+    server.advance(IDLE).await;
     let abandoned = match_ended(&mut spectator).await;
     let abandoned_summary = assert_ended(
         &mut client,
@@ -427,13 +491,14 @@ async fn ends_survive_a_restart_and_a_restart_arms_the_pending_policies() {
     server.stop().await;
 
     // The third: every game ended is as it ended; the waiting one expires.
-    let server = server_on(&db, 0.3, 0.0).await;
+    let server = server_on(&db, WAITING.as_secs_f64(), 0.0).await;
     let mut client = server.client().await;
     assert_eq!(
         summary_of(&mut client, &started.game_id).await,
         abandoned_summary
     );
     let mut spectator = spectate(&mut client, &waiting.game_id).await;
+    server.advance(WAITING).await;
     let result = match_ended(&mut spectator).await;
     assert_ended(
         &mut client,
