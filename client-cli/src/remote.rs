@@ -942,33 +942,28 @@ mod tests {
         assert_eq!(calls, 1, "other refusals are not retried");
     }
 
-    // A seat whose server has gone keeps trying to reach it for `--reconnect-secs` from its
+    // A client whose server has gone keeps trying to reach it for `--reconnect-secs` from its
     // last answer (here the default minute), pausing 50 ms more each time up to a second, and
     // then gives up, saying so; it gave up after 20 tries (about 10 s) whatever the patience.
     // On a paused clock; the server's address is not one a connection can be made to, so
     // every try fails at once.
     #[tokio::test(start_paused = true)]
-    async fn a_seat_keeps_trying_for_its_patience_then_gives_up() {
-        let summary = v1::GameSummary {
-            game_id: "0123456789abcdef".into(),
-            rules: Some(v1::RuleSet {
-                preset: v1::Preset::Official as i32,
-                player_count: 2,
-                options: Default::default(),
-            }),
-            seats: vec![v1::SeatInfo::default(); 2],
-            ..Default::default()
-        };
-        let seat =
-            SeatClient::with_token("no server here", &summary, 0, "t".repeat(32)).expect("a seat");
-        assert_eq!(seat.reconnect, DEFAULT_RECONNECT);
+    async fn a_client_keeps_trying_for_its_patience_then_gives_up() {
         let mut client =
             CanastaServiceClient::new(Channel::from_static("http://127.0.0.1:1").connect_lazy());
         let started = Instant::now();
-        let mut link = Link::new();
+        let mut link = Link::new(0);
         let mut tries = 0;
         let gave_up = loop {
-            match link.reconnect(&mut client, &seat, "the stream broke").await {
+            let tried = link
+                .reconnect(
+                    &mut client,
+                    "no server here",
+                    DEFAULT_RECONNECT,
+                    "the stream broke",
+                )
+                .await;
+            match tried {
                 Ok(()) => tries += 1,
                 Err(e) => break e,
             }
