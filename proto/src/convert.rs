@@ -29,8 +29,8 @@ pub const MAX_CARDS: usize = 255;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WireError {
     /// The stable reason: `MISSING_FIELD`, `INVALID_ENUM`, `INVALID_CARD`, `TOO_MANY_CARDS`,
-    /// `INVALID_INDEX`, `INVALID_SEAT`, or a rule set's or setup's (`UNKNOWN_OPTION`,
-    /// `OPTION_CONFLICT`, `BAD_FIRST_DEALER` …).
+    /// `INVALID_INDEX` (a meld index, a side or a count out of range), `INVALID_SEAT`, or a
+    /// rule set's or setup's (`UNKNOWN_OPTION`, `OPTION_CONFLICT`, `BAD_FIRST_DEALER` …).
     pub reason: Reason,
     /// The field, as a path (`action.take_pile.cards[2]`).
     pub field: String,
@@ -949,6 +949,36 @@ fn seat_from_wire(seat: u32, field: &str) -> Result<Seat, WireError> {
         })
 }
 
+/// A side number from the wire: refused past the most sides a table has, never cut to a byte
+/// (side 256 is not side 0).
+fn side_from_wire(side: u32, field: &str) -> Result<canasta_engine::Side, WireError> {
+    u8::try_from(side)
+        .ok()
+        .filter(|&s| (s as usize) < canasta_engine::table::MAX_SEATS)
+        .map(canasta_engine::Side)
+        .ok_or_else(|| {
+            WireError::new(
+                Reason::InvalidIndex,
+                field,
+                format!(
+                    "side {side} does not exist: sides are 0 to {}",
+                    canasta_engine::table::MAX_SEATS - 1
+                ),
+            )
+        })
+}
+
+/// A count the engine keeps in a byte (canastas, red threes): refused past 255, never cut.
+fn count_from_wire(count: u32, field: &str) -> Result<u8, WireError> {
+    u8::try_from(count).map_err(|_| {
+        WireError::new(
+            Reason::InvalidIndex,
+            field,
+            format!("{count} is out of range: a deal holds at most 255"),
+        )
+    })
+}
+
 fn meld_from_wire(m: &v1::TableMeld, field: &str) -> Result<canasta_engine::Meld, WireError> {
     let kind = match v1::MeldKind::try_from(m.kind) {
         Ok(v1::MeldKind::Group) => MeldKind::Group(rank_from_wire(m.rank, field)?),
@@ -993,23 +1023,34 @@ fn deal_score_from_wire(d: &v1::DealScore) -> Result<DealScore, WireError> {
         sides: d
             .sides
             .iter()
-            .map(|s| SideScore {
-                side: s.side as u8,
-                melded_cards: s.melded_cards,
-                natural_canastas: s.natural_canastas as u8,
-                mixed_canastas: s.mixed_canastas as u8,
-                sambas: s.sambas as u8,
-                wild_canastas: s.wild_canastas as u8,
-                canasta_bonus: s.canasta_bonus,
-                red_threes: s.red_threes as u8,
-                red_three_bonus: s.red_three_bonus,
-                going_out_bonus: s.going_out_bonus,
-                cards_in_hand: s.cards_in_hand,
-                penalties: s.penalties,
-                total: s.total,
-                cumulative: s.cumulative,
+            .map(|s| {
+                Ok(SideScore {
+                    side: side_from_wire(s.side, "last_deal.sides.side")?.0,
+                    melded_cards: s.melded_cards,
+                    natural_canastas: count_from_wire(
+                        s.natural_canastas,
+                        "last_deal.sides.natural_canastas",
+                    )?,
+                    mixed_canastas: count_from_wire(
+                        s.mixed_canastas,
+                        "last_deal.sides.mixed_canastas",
+                    )?,
+                    sambas: count_from_wire(s.sambas, "last_deal.sides.sambas")?,
+                    wild_canastas: count_from_wire(
+                        s.wild_canastas,
+                        "last_deal.sides.wild_canastas",
+                    )?,
+                    canasta_bonus: s.canasta_bonus,
+                    red_threes: count_from_wire(s.red_threes, "last_deal.sides.red_threes")?,
+                    red_three_bonus: s.red_three_bonus,
+                    going_out_bonus: s.going_out_bonus,
+                    cards_in_hand: s.cards_in_hand,
+                    penalties: s.penalties,
+                    total: s.total,
+                    cumulative: s.cumulative,
+                })
             })
-            .collect(),
+            .collect::<Result<_, WireError>>()?,
     })
 }
 
@@ -1020,16 +1061,17 @@ pub fn view_from_wire(
     rules: canasta_engine::Rules,
 ) -> Result<View, WireError> {
     use canasta_engine::view::{SeatView as EngineSeat, SideView as EngineSide};
-    use canasta_engine::{Side, TurnFlags, Viewer};
+    use canasta_engine::{TurnFlags, Viewer};
     let viewer = match view.viewer_seat {
         Some(s) => Viewer::Seat(seat_from_wire(s, "view.viewer_seat")?),
         None => Viewer::Spectator,
     };
+    // A game waiting for players shows no deal: in the engine's form, a deal not begun
+    // (nobody to act, no card anywhere), with no phase and no turn on the wire.
+    let waiting = view.status == v1::GameStatus::Waiting as i32;
     let phase = match v1::Phase::try_from(view.phase) {
         Ok(v1::Phase::Draw) => Phase::Draw,
-        // A game waiting for players shows no deal: in the engine's form, a deal not begun
-        // (nobody to act, no card anywhere).
-        Ok(v1::Phase::Unspecified) if view.status == v1::GameStatus::Waiting as i32 => Phase::Draw,
+        Ok(v1::Phase::Unspecified) if waiting => Phase::Draw,
         Ok(v1::Phase::Play) => Phase::Play,
         Ok(v1::Phase::Answer) => Phase::Answer,
         Ok(v1::Phase::Over) => Phase::Over,
@@ -1037,7 +1079,11 @@ pub fn view_from_wire(
             return Err(WireError::new(
                 Reason::InvalidEnum,
                 "view.phase",
-                format!("phase {} is not a phase", view.phase),
+                format!(
+                    "phase {} is not a phase: use PHASE_DRAW, PHASE_PLAY, PHASE_ANSWER or \
+                     PHASE_OVER (PHASE_UNSPECIFIED only in a waiting game)",
+                    view.phase
+                ),
             ));
         }
     };
@@ -1048,7 +1094,7 @@ pub fn view_from_wire(
             let seat = seat_from_wire(s.seat, "view.seats")?;
             Ok(EngineSeat {
                 seat,
-                side: Side(s.side as u8),
+                side: side_from_wire(s.side, "view.seats.side")?,
                 playing: s.playing,
                 hand_len: s.hand_count,
                 hand: (viewer == Viewer::Seat(seat))
@@ -1065,7 +1111,7 @@ pub fn view_from_wire(
         .iter()
         .map(|s| {
             Ok(EngineSide {
-                side: Side(s.side as u8),
+                side: side_from_wire(s.side, "view.sides.side")?,
                 members: s
                     .seats
                     .iter()
@@ -1083,12 +1129,30 @@ pub fn view_from_wire(
             })
         })
         .collect::<Result<Vec<_>, WireError>>()?;
-    let turn = view.turn.unwrap_or_default();
+    let turn = match view.turn {
+        Some(turn) => turn,
+        None if waiting => v1::TurnState::default(),
+        None => return Err(WireError::missing("view.turn")),
+    };
+    // As the phase: an unknown state is refused, not read as "not asked".
     let ask = match v1::AskState::try_from(turn.ask) {
+        Ok(v1::AskState::NotAsked) => Ask::NotAsked,
+        Ok(v1::AskState::Unspecified) if waiting => Ask::NotAsked,
         Ok(v1::AskState::Pending) => Ask::Pending,
         Ok(v1::AskState::Yes) => Ask::Yes,
         Ok(v1::AskState::No) => Ask::No,
-        _ => Ask::NotAsked,
+        _ => {
+            return Err(WireError::new(
+                Reason::InvalidEnum,
+                "view.turn.ask",
+                format!(
+                    "ask state {} is not an ask state: use ASK_STATE_NOT_ASKED, \
+                     ASK_STATE_PENDING, ASK_STATE_YES or ASK_STATE_NO (ASK_STATE_UNSPECIFIED \
+                     only in a waiting game)",
+                    turn.ask
+                ),
+            ));
+        }
     };
     let result = view.result.clone().unwrap_or_default();
     Ok(View {
@@ -1130,7 +1194,8 @@ pub fn view_from_wire(
             .finished
             .then_some(result.winner_side)
             .flatten()
-            .map(|s| Side(s as u8)),
+            .map(|s| side_from_wire(s, "view.result.winner_side"))
+            .transpose()?,
         cache: ViewCache::default(),
     })
 }
@@ -1388,6 +1453,161 @@ mod tests {
                 assert_eq!(back.to_act, None);
                 assert!(back.legal().is_none());
             }
+        }
+    }
+
+    /// The wire view of seat 0 of a game of official rules for four, a deal played to its end
+    /// by random bots (so that it holds a score report), and the game's rules.
+    fn wire_view_after_a_deal() -> (v1::GameView, canasta_engine::Rules) {
+        use canasta_engine::bot::RandomBot;
+        use canasta_engine::{Game, Seat, Setup, Viewer};
+        let mut game = Game::new(&Setup::seeded(RuleSpec::new(Preset::Official, 4), 3)).unwrap();
+        let mut bot = RandomBot::new(3);
+        while game.history().is_empty() {
+            let seat = game.to_act().unwrap();
+            let action = bot.pick(&game.legal().unwrap());
+            game.apply(seat, &action).unwrap();
+        }
+        let meta = ViewMeta {
+            game_id: "g",
+            seq: 1,
+            status: v1::GameStatus::Playing,
+            names: &[],
+            occupied: &[],
+            result: result_to_wire(Some(canasta_engine::Side(1)), game.scores()),
+        };
+        let wire = view_to_wire(&game.view(Viewer::Seat(Seat(0))), &meta);
+        assert!(view_from_wire(&wire, *game.rules()).is_ok());
+        (wire, *game.rules())
+    }
+
+    // A side or a count past what the engine's byte holds was cut to that byte: side 256 was
+    // read as side 0, and a view of another table than the one sent came out.
+    #[test]
+    fn numbers_past_a_byte_are_refused_not_cut() {
+        let (wire, rules) = wire_view_after_a_deal();
+        let refused = |edit: &dyn Fn(&mut v1::GameView)| {
+            let mut w = wire.clone();
+            edit(&mut w);
+            let e = view_from_wire(&w, rules).unwrap_err();
+            (e.reason, e.field)
+        };
+        let expect = |reason: Reason, field: &str| (reason, field.to_string());
+        assert_eq!(
+            refused(&|w| w.seats[2].side = 256),
+            expect(Reason::InvalidIndex, "view.seats.side")
+        );
+        assert_eq!(
+            refused(&|w| w.sides[1].side = 257),
+            expect(Reason::InvalidIndex, "view.sides.side")
+        );
+        // Within a byte, but no table has that many sides.
+        assert_eq!(
+            refused(&|w| w.sides[1].side = 6),
+            expect(Reason::InvalidIndex, "view.sides.side")
+        );
+        assert_eq!(
+            refused(&|w| w.result.as_mut().unwrap().winner_side = Some(256)),
+            expect(Reason::InvalidIndex, "view.result.winner_side")
+        );
+        fn score(w: &mut v1::GameView) -> &mut v1::SideScore {
+            &mut w.last_deal.as_mut().unwrap().sides[0]
+        }
+        assert_eq!(
+            refused(&|w| score(w).side = 1 << 16),
+            expect(Reason::InvalidIndex, "last_deal.sides.side")
+        );
+        assert_eq!(
+            refused(&|w| score(w).natural_canastas = 256),
+            expect(Reason::InvalidIndex, "last_deal.sides.natural_canastas")
+        );
+        assert_eq!(
+            refused(&|w| score(w).mixed_canastas = 300),
+            expect(Reason::InvalidIndex, "last_deal.sides.mixed_canastas")
+        );
+        assert_eq!(
+            refused(&|w| score(w).sambas = u32::MAX),
+            expect(Reason::InvalidIndex, "last_deal.sides.sambas")
+        );
+        assert_eq!(
+            refused(&|w| score(w).wild_canastas = 512),
+            expect(Reason::InvalidIndex, "last_deal.sides.wild_canastas")
+        );
+        assert_eq!(
+            refused(&|w| score(w).red_threes = 259),
+            expect(Reason::InvalidIndex, "last_deal.sides.red_threes")
+        );
+        // The largest values that fit are kept as sent.
+        let mut w = wire.clone();
+        w.sides[1].side = 5;
+        score(&mut w).natural_canastas = 255;
+        let view = view_from_wire(&w, rules).unwrap();
+        assert_eq!(view.sides[1].side, canasta_engine::Side(5));
+        assert_eq!(view.last_deal.unwrap().sides[0].natural_canastas, 255);
+    }
+
+    // An unknown ask state was read as "not asked" where an unknown phase was refused: a bot
+    // then believed it could ask its partner while the server had it waiting for an answer.
+    #[test]
+    fn an_unknown_ask_state_is_refused_as_an_unknown_phase_is() {
+        let (wire, rules) = wire_view_after_a_deal();
+        let refusal = |edit: &dyn Fn(&mut v1::GameView)| {
+            let mut w = wire.clone();
+            edit(&mut w);
+            view_from_wire(&w, rules).unwrap_err()
+        };
+        let phase = refusal(&|w| w.phase = 9);
+        let ask = refusal(&|w| w.turn.as_mut().unwrap().ask = 9);
+        assert_eq!(
+            (phase.reason, phase.field.as_str()),
+            (Reason::InvalidEnum, "view.phase")
+        );
+        assert_eq!(
+            (ask.reason, ask.field.as_str()),
+            (Reason::InvalidEnum, "view.turn.ask")
+        );
+        assert!(
+            phase
+                .message
+                .starts_with("phase 9 is not a phase: use PHASE_DRAW")
+        );
+        assert!(
+            ask.message
+                .starts_with("ask state 9 is not an ask state: use ASK_STATE_NOT_ASKED")
+        );
+        // Unspecified, as the phase, only where a waiting game shows no turn.
+        for (edit, field) in [
+            (
+                &(|w: &mut v1::GameView| w.phase = 0) as &dyn Fn(&mut v1::GameView),
+                "view.phase",
+            ),
+            (
+                &|w: &mut v1::GameView| w.turn.as_mut().unwrap().ask = 0,
+                "view.turn.ask",
+            ),
+            (
+                &|w: &mut v1::GameView| w.turn.as_mut().unwrap().ask = -1,
+                "view.turn.ask",
+            ),
+        ] {
+            let e = refusal(edit);
+            assert_eq!((e.reason, e.field.as_str()), (Reason::InvalidEnum, field));
+        }
+        let e = refusal(&|w| w.turn = None);
+        assert_eq!(
+            (e.reason, e.field.as_str()),
+            (Reason::MissingField, "view.turn")
+        );
+        // Every listed state reads back as sent.
+        for (state, ask) in [
+            (v1::AskState::NotAsked, Ask::NotAsked),
+            (v1::AskState::Pending, Ask::Pending),
+            (v1::AskState::Yes, Ask::Yes),
+            (v1::AskState::No, Ask::No),
+        ] {
+            let mut w = wire.clone();
+            w.turn.as_mut().unwrap().ask = state as i32;
+            assert_eq!(view_from_wire(&w, rules).unwrap().turn.ask, ask);
         }
     }
 

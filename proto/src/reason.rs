@@ -105,7 +105,9 @@ reasons! {
     /// INVALID_ARGUMENT: a list of cards longer than any pack, or with more than 15 copies of a
     /// card (refused, not cut short). Send fewer.
     TooManyCards = "TOO_MANY_CARDS",
-    /// INVALID_ARGUMENT: a meld index out of range. Name one of the side's melds.
+    /// INVALID_ARGUMENT: a meld index out of range. Name one of the side's melds. (A client
+    /// reading a view back, `canasta_proto::convert::view_from_wire`, refuses with it a side
+    /// or a count out of range too.)
     InvalidIndex = "INVALID_INDEX",
     /// INVALID_ARGUMENT: the preset is not played by that many players (CreateGame). Change the
     /// count.

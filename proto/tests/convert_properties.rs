@@ -221,6 +221,144 @@ fn played(
     (setup, actions, game)
 }
 
+/// A number of a wire view that the engine keeps in a narrower type: a side or a count in a
+/// byte, the partner question's state in an enum.
+#[derive(Clone, Copy, Debug)]
+enum Narrow {
+    SeatSide,
+    SideSide,
+    Winner,
+    ScoreSide,
+    /// Natural, mixed, samba and wild canastas, red threes.
+    ScoreCount(usize),
+    Ask,
+}
+
+impl Narrow {
+    /// The field an error names.
+    fn field(self) -> &'static str {
+        match self {
+            Narrow::SeatSide => "view.seats.side",
+            Narrow::SideSide => "view.sides.side",
+            Narrow::Winner => "view.result.winner_side",
+            Narrow::ScoreSide => "last_deal.sides.side",
+            Narrow::ScoreCount(k) => [
+                "last_deal.sides.natural_canastas",
+                "last_deal.sides.mixed_canastas",
+                "last_deal.sides.sambas",
+                "last_deal.sides.wild_canastas",
+                "last_deal.sides.red_threes",
+            ][k],
+            Narrow::Ask => "view.turn.ask",
+        }
+    }
+
+    /// The values the engine's type holds, and the reason a value past them is refused with.
+    fn accepts(self, value: u32) -> (bool, Reason) {
+        match self {
+            Narrow::SeatSide | Narrow::SideSide | Narrow::Winner | Narrow::ScoreSide => {
+                (value < 6, Reason::InvalidIndex)
+            }
+            Narrow::ScoreCount(_) => (value <= 255, Reason::InvalidIndex),
+            // NOT_ASKED to NO in a game being played (UNSPECIFIED only while waiting).
+            Narrow::Ask => ((1..=4).contains(&value), Reason::InvalidEnum),
+        }
+    }
+}
+
+fn narrow() -> impl Strategy<Value = Narrow> {
+    prop_oneof![
+        Just(Narrow::SeatSide),
+        Just(Narrow::SideSide),
+        Just(Narrow::Winner),
+        Just(Narrow::ScoreSide),
+        (0usize..5).prop_map(Narrow::ScoreCount),
+        Just(Narrow::Ask),
+    ]
+}
+
+/// A number around the edges of a byte and of the valid values, or anywhere.
+fn wide_number() -> impl Strategy<Value = u32> {
+    prop_oneof![0u32..8, 250u32..260, 65530u32..65540, any::<u32>()]
+}
+
+/// Puts `value` into the number `which` of `wire` (at the item `pick` of a list), making the
+/// message that holds it where the view has none; returns that item's position.
+fn put_number(
+    wire: &mut v1::GameView,
+    which: Narrow,
+    value: u32,
+    pick: prop::sample::Index,
+) -> usize {
+    match which {
+        Narrow::SeatSide => {
+            let i = pick.index(wire.seats.len());
+            wire.seats[i].side = value;
+            i
+        }
+        Narrow::SideSide => {
+            let i = pick.index(wire.sides.len());
+            wire.sides[i].side = value;
+            i
+        }
+        Narrow::Winner => {
+            let result = wire.result.get_or_insert_default();
+            result.finished = true;
+            result.winner_side = Some(value);
+            0
+        }
+        Narrow::ScoreSide | Narrow::ScoreCount(_) => {
+            let deal = wire.last_deal.get_or_insert_with(|| v1::DealScore {
+                end: v1::DealEndKind::StockExhausted as i32,
+                sides: vec![v1::SideScore::default(); 2],
+                ..Default::default()
+            });
+            let i = pick.index(deal.sides.len());
+            let s = &mut deal.sides[i];
+            *match which {
+                Narrow::ScoreSide => &mut s.side,
+                Narrow::ScoreCount(0) => &mut s.natural_canastas,
+                Narrow::ScoreCount(1) => &mut s.mixed_canastas,
+                Narrow::ScoreCount(2) => &mut s.sambas,
+                Narrow::ScoreCount(3) => &mut s.wild_canastas,
+                _ => &mut s.red_threes,
+            } = value;
+            i
+        }
+        Narrow::Ask => {
+            wire.turn.get_or_insert_default().ask = value as i32;
+            0
+        }
+    }
+}
+
+/// The number `which` of an engine view, as the wire numbers it.
+fn read_number(view: &canasta_engine::View, which: Narrow, i: usize) -> Option<u32> {
+    use canasta_engine::Ask;
+    let score = || view.last_deal.as_ref().map(|d| d.sides[i]);
+    match which {
+        Narrow::SeatSide => Some(view.seats[i].side.0 as u32),
+        Narrow::SideSide => Some(view.sides[i].side.0 as u32),
+        Narrow::Winner => view.winner.map(|s| s.0 as u32),
+        Narrow::ScoreSide => score().map(|s| s.side as u32),
+        Narrow::ScoreCount(k) => score().map(|s| {
+            [
+                s.natural_canastas,
+                s.mixed_canastas,
+                s.sambas,
+                s.wild_canastas,
+                s.red_threes,
+            ][k] as u32
+        }),
+        Narrow::Ask => Some(match view.turn.ask {
+            Ask::NotAsked => v1::AskState::NotAsked,
+            Ask::Pending => v1::AskState::Pending,
+            Ask::Yes => v1::AskState::Yes,
+            Ask::No => v1::AskState::No,
+        } as u32),
+    }
+}
+
 /// Bytes as a client might send them: random, or a real message's encoding with a few bytes
 /// changed, then perhaps cut short.
 fn damaged(valid: impl Strategy<Value = Vec<u8>>) -> impl Strategy<Value = Vec<u8>> {
@@ -435,6 +573,41 @@ proptest! {
                 if let Some(legal) = view.legal() {
                     let _ = legal.check(&canasta_engine::Action::DrawStock);
                 }
+            }
+        }
+    }
+
+    // A view from the wire keeps every number it was sent, or is refused naming the field:
+    // side 256 was read as side 0, and an unknown ask state as "not asked".
+    #[test]
+    fn view_numbers_are_kept_as_sent_or_refused(
+        spec in valid_spec(),
+        seed in any::<u64>(),
+        steps in 0usize..200,
+        which in narrow(),
+        value in wide_number(),
+        pick in any::<prop::sample::Index>(),
+    ) {
+        let (_, _, game) = played(spec, seed, steps);
+        let meta = ViewMeta {
+            game_id: "g",
+            seq: 1,
+            status: v1::GameStatus::Playing,
+            names: &[],
+            occupied: &[],
+            result: convert::result_to_wire(game.winner(), game.scores()),
+        };
+        let mut wire = convert::view_to_wire(&game.view(Viewer::Spectator), &meta);
+        let i = put_number(&mut wire, which, value, pick);
+        let (valid, reason) = which.accepts(value);
+        match convert::view_from_wire(&wire, *game.rules()) {
+            Ok(view) => {
+                prop_assert!(valid, "{which:?} = {value} was accepted");
+                prop_assert_eq!(read_number(&view, which, i), Some(value));
+            }
+            Err(e) => {
+                prop_assert!(!valid, "{which:?} = {value} was refused: {e}");
+                prop_assert_eq!((e.reason, e.field.as_str()), (reason, which.field()));
             }
         }
     }

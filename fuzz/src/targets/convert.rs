@@ -2,7 +2,7 @@
 //! rule set, card list, game record and view are converted to engine types. Nothing may
 //! panic; what converts comes back the same through the wire (engine -> wire -> engine), and
 //! setups that convert are validated by the engine without panicking.
-use canasta_engine::{Game, Preset, RuleSpec, Rules};
+use canasta_engine::{Ask, Game, Preset, RuleSpec, Rules, View};
 use canasta_proto::{convert, v1};
 use prost::Message;
 
@@ -66,6 +66,7 @@ pub fn run(data: &[u8]) {
             if let Ok(m) = v1::GameView::decode(bytes) {
                 let rules = Rules::new(&RuleSpec::new(Preset::Official, 4)).expect("official");
                 if let Ok(view) = convert::view_from_wire(&m, rules) {
+                    numbers_kept(&m, &view);
                     // What a bot would do with it: read the choices of its seat.
                     let _ = view
                         .legal()
@@ -108,4 +109,42 @@ fn card_list(cards: &[v1::Card]) {
         let back = convert::cards_to_wire(&counts);
         assert_eq!(convert::counts_from_wire(&back, "cards"), Ok(counts));
     }
+}
+
+/// A view that converts keeps every number it was sent: none is cut to the engine's narrower
+/// type (side 256 read as side 0), and no unknown enum value is read as a known one.
+fn numbers_kept(wire: &v1::GameView, view: &View) {
+    for (w, e) in wire.seats.iter().zip(&view.seats) {
+        assert_eq!(w.side, e.side.0 as u32, "a seat's side");
+    }
+    for (w, e) in wire.sides.iter().zip(&view.sides) {
+        assert_eq!(w.side, e.side.0 as u32, "a side");
+    }
+    if let (Some(w), Some(e)) = (&wire.last_deal, &view.last_deal) {
+        assert_eq!(
+            convert::deal_score_to_wire(e).sides,
+            w.sides,
+            "a score report's sides"
+        );
+    }
+    if let Some(result) = wire.result.as_ref().filter(|r| r.finished) {
+        assert_eq!(
+            result.winner_side,
+            view.winner.map(|s| s.0 as u32),
+            "the winner"
+        );
+    }
+    let sent = wire.turn.map_or(0, |t| t.ask);
+    let read = match view.turn.ask {
+        Ask::NotAsked => v1::AskState::NotAsked,
+        Ask::Pending => v1::AskState::Pending,
+        Ask::Yes => v1::AskState::Yes,
+        Ask::No => v1::AskState::No,
+    } as i32;
+    // A waiting game shows no turn: read as a deal not begun.
+    let waiting = wire.status == v1::GameStatus::Waiting as i32;
+    assert!(
+        sent == read || (waiting && sent == 0 && read == v1::AskState::NotAsked as i32),
+        "ask state {sent} read as {read}"
+    );
 }
