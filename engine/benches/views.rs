@@ -4,7 +4,7 @@
 //! deals (the first deal of 20 seeded games played by greedy bots, for each rule set of
 //! `common::presets`):
 //!
-//! - `view_into/<preset>`: [`Game::view_into`] for the seat to act, into one reused [`View`]
+//! - `view_into/<preset>`: [`Game::view_into`] for the seat to act, into one reused [`ViewBuffer`]
 //!   (what a match loop does before every action; no allocation once the buffers have grown).
 //!   Throughput in elements = **views** built.
 //! - `view_into_legal/<preset>`: the same, then [`View::legal`] (the choices a bot is given).
@@ -18,7 +18,7 @@ mod common;
 
 use std::hint::black_box;
 
-use canasta_engine::{View, Viewer};
+use canasta_engine::{ViewBuffer, Viewer};
 use common::{positions, presets, record_greedy_deals, setups};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -32,14 +32,13 @@ fn views(c: &mut Criterion) {
             .map(|(g, _)| (g, Viewer::Seat(g.to_act().expect("a seat to act"))))
             .collect();
         let n = positions.len() as u64;
-        let mut view: View = positions[0].0.view(Viewer::Spectator);
+        let mut buffer: ViewBuffer = positions[0].0.view_buffer(Viewer::Spectator);
         let mut group = c.benchmark_group("view_into");
         group.throughput(Throughput::Elements(n));
         group.bench_function(name, |b| {
             b.iter(|| {
                 for (game, viewer) in &seats {
-                    game.view_into(*viewer, &mut view);
-                    black_box(&view);
+                    black_box(game.view_into(*viewer, &mut buffer));
                 }
             })
         });
@@ -49,8 +48,7 @@ fn views(c: &mut Criterion) {
         group.bench_function(name, |b| {
             b.iter(|| {
                 for (game, viewer) in &seats {
-                    game.view_into(*viewer, &mut view);
-                    black_box(view.legal());
+                    black_box(game.view_into(*viewer, &mut buffer).legal());
                 }
             })
         });

@@ -18,8 +18,8 @@ use crate::rng::Xoshiro256;
 use crate::rules::StopRule;
 use crate::rules::{RuleSpec, Rules, RulesError};
 use crate::score::{DealEnd, DealFacts, DealScore, score_deal};
+use crate::stamp::{Lineage, NO_STATE, Stamp};
 use crate::table::{Chairs, MAX_SEATS, Seat, Side, Table};
-use crate::view::CacheStamp;
 
 /// What the game waits for.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
@@ -180,8 +180,8 @@ pub(crate) struct Deal {
     /// Per seat, its partner in this deal (as `Table::partner` says), looked up once per deal:
     /// every check asks for it.
     pub partners: [Option<Seat>; MAX_SEATS],
-    /// Per side, the stamp of its melds: fresh whenever they change.
-    pub meld_stamps: [CacheStamp; MAX_SEATS],
+    /// Per side, the state in which its melds last changed (see [`crate::stamp`]).
+    pub meld_stamps: [u64; MAX_SEATS],
 }
 
 /// A game in progress: the referee's complete state.
@@ -195,13 +195,13 @@ pub struct Game {
     deal_no: u32,
     scores: [i32; MAX_SEATS],
     history: Vec<DealScore>,
-    /// The stamp of `history`: fresh whenever a deal ends.
-    history_stamp: CacheStamp,
-    /// The stamp of `rules`, which never change: fresh for each new game.
-    rules_stamp: CacheStamp,
-    /// The stamp of the whole game state: fresh whenever an action changes it. A
+    /// The game and its clones (see [`crate::stamp`]): the rules never change within it.
+    lineage: Lineage,
+    /// The number of the game's state in its lineage: new whenever an action changes it. A
     /// [`Choice`] checked in this state is applied without a second check.
-    state: CacheStamp,
+    state: u64,
+    /// The state in which `history` last changed.
+    history_stamp: u64,
     winner: Option<Side>,
     phase: Phase,
     pub(crate) d: Deal,
@@ -251,6 +251,8 @@ impl Game {
                 .ok_or(SetupError::FirstDealer { seat })? as u8,
             None => Xoshiro256::for_first_dealer(setup.seed).below(chairs.len() as u64) as u8,
         };
+        let lineage = Lineage::new();
+        let state = lineage.next_state();
         let mut game = Game {
             rules,
             table,
@@ -280,11 +282,11 @@ impl Game {
                 penalties: [0; MAX_SEATS],
                 minimums: [0; MAX_SEATS],
                 partners: [None; MAX_SEATS],
-                meld_stamps: [CacheStamp::default(); MAX_SEATS],
+                meld_stamps: [NO_STATE; MAX_SEATS],
             },
-            history_stamp: CacheStamp::fresh(),
-            rules_stamp: CacheStamp::fresh(),
-            state: CacheStamp::fresh(),
+            lineage,
+            state,
+            history_stamp: state,
         };
         let mut events = Vec::new();
         game.start_deal(&mut events);
@@ -432,11 +434,13 @@ impl Game {
         &self.history
     }
 
-    pub(crate) fn rules_stamp(&self) -> CacheStamp {
-        self.rules_stamp
+    /// The game and its clones.
+    pub(crate) fn lineage(&self) -> &Lineage {
+        &self.lineage
     }
 
-    pub(crate) fn history_stamp(&self) -> CacheStamp {
+    /// The state in which the list of finished deals last changed.
+    pub(crate) fn history_stamp(&self) -> u64 {
         self.history_stamp
     }
 
@@ -496,8 +500,8 @@ impl Game {
     /// second check while the game stays in this state.
     #[inline]
     pub fn legal(&self) -> Option<LegalChoices<'_>> {
-        let state = self.state;
-        self.ctx().map(|ctx| LegalChoices::of_game(ctx, state))
+        self.ctx()
+            .map(|ctx| LegalChoices::of_game(ctx, &self.lineage, self.state))
     }
 
     /// Appends the legal actions of the seat to act, in canonical form, to `out`.
@@ -550,8 +554,12 @@ impl Game {
         choice: &Choice,
         events: &mut Vec<Event>,
     ) -> Result<(), RuleError> {
-        // The default stamp of a choice without proof names no state.
-        if choice.seat == seat && choice.state.names(self.state) {
+        if choice.seat == seat
+            && choice
+                .proof
+                .as_ref()
+                .is_some_and(|p: &Stamp| p.names(&self.lineage, self.state))
+        {
             self.exec(seat, choice.action(), events);
             Ok(())
         } else {
@@ -562,7 +570,7 @@ impl Game {
     /// Carries out a checked action: the one way the game's state changes after its start.
     fn exec(&mut self, seat: Seat, action: &Action, ev: &mut Vec<Event>) {
         // A new state: no choice checked before it may skip its check from now on.
-        self.state = CacheStamp::fresh();
+        self.state = self.lineage.next_state();
         match action {
             Action::DrawStock => {
                 if self.draw(seat, self.rules.draw, ev) {
@@ -642,7 +650,7 @@ impl Game {
     fn lay(&mut self, seat: Seat, specs: &[MeldSpec]) -> PlacedList {
         let side = self.table.side_of(seat).index();
         let mut placed = PlacedList::new();
-        self.d.meld_stamps[side] = CacheStamp::fresh();
+        self.d.meld_stamps[side] = self.state;
         for spec in specs {
             self.d.hands[seat.index()].remove_all(&spec.cards);
             let melds = &mut self.d.melds[side];
@@ -868,6 +876,7 @@ impl Game {
                 p
             }
         };
+        let state = self.state;
         let d = &mut self.d;
         d.chairs = chairs;
         for seat in self.table.seats() {
@@ -879,7 +888,7 @@ impl Game {
         d.red_threes = [CardCounts::new(); MAX_SEATS];
         for (m, stamp) in d.melds.iter_mut().zip(&mut d.meld_stamps) {
             m.clear();
-            *stamp = CacheStamp::fresh();
+            *stamp = state;
         }
         d.side_melded = [false; MAX_SEATS];
         d.had_turn = [false; MAX_SEATS];
@@ -982,7 +991,7 @@ impl Game {
         self.scores = scores;
         let hands = self.d.hands[..self.table.players() as usize].to_vec();
         self.history.push(score.clone());
-        self.history_stamp = CacheStamp::fresh();
+        self.history_stamp = self.state;
         ev.push(Event::DealEnded(Box::new(DealFinish { score, hands })));
         if let Some(winner) = self.match_winner() {
             self.winner = Some(winner);

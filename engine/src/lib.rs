@@ -65,6 +65,7 @@ pub mod quote;
 pub mod rng;
 pub mod rules;
 pub mod score;
+mod stamp;
 pub mod table;
 pub mod view;
 
@@ -80,7 +81,7 @@ pub use meld::{CanastaKind, Meld, MeldId, MeldKind};
 pub use rules::{Preset, RuleSpec, Rules, RulesError};
 pub use score::{DealEnd, DealScore, SideScore};
 pub use table::{Seat, Side};
-pub use view::{View, ViewCache, Viewer, redact};
+pub use view::{View, ViewBuffer, Viewer, redact};
 
 /// The README's example, compiled and run as a doc test so it stays true.
 #[doc = include_str!("../../README.md")]

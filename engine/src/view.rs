@@ -20,6 +20,7 @@ use crate::legal::{Ctx, LegalChoices, TurnFlags};
 use crate::meld::Meld;
 use crate::rules::Rules;
 use crate::score::DealScore;
+use crate::stamp::{Lineage, NO_STATE};
 use crate::table::{MAX_SEATS, Seat, Side};
 
 /// Who is looking.
@@ -130,61 +131,75 @@ pub struct View {
     pub deals_played: u32,
     /// The winner once the match is over.
     pub winner: Option<Side>,
-    /// What [`Game::view_into`] last copied here, so that the next refresh skips what did not
-    /// change. A view built or changed by other means must hold [`ViewCache::default`].
-    pub cache: ViewCache,
 }
 
-/// The parts of a game a view was last refreshed from (see [`View::cache`]). Not part of the
-/// view's value: caches always compare equal, so views compare by their content.
-#[derive(Clone, Copy, Default)]
-pub struct ViewCache {
-    rules: CacheStamp,
-    history: CacheStamp,
-    melds: [CacheStamp; MAX_SEATS],
+/// A view refreshed in place ([`Game::view_into`]): the way to build views in a loop without
+/// allocating, and without copying what did not change since the last refresh (the rules, a
+/// side's melds, the last deal's report). It remembers what it copied from which game, so
+/// its view is read-only: [`ViewBuffer::view`] lends it, [`ViewBuffer::into_view`] gives it
+/// up, and a view to edit is a copy.
+#[derive(Clone, Debug)]
+pub struct ViewBuffer {
+    view: View,
+    cache: ViewCache,
 }
 
-impl PartialEq for ViewCache {
-    fn eq(&self, _: &ViewCache) -> bool {
-        true
+impl ViewBuffer {
+    /// The view of the last refresh (or the one the buffer was made from).
+    #[must_use]
+    pub fn view(&self) -> &View {
+        &self.view
+    }
+
+    /// The view, for keeps.
+    #[must_use]
+    pub fn into_view(self) -> View {
+        self.view
     }
 }
 
-impl Eq for ViewCache {}
-
-impl std::fmt::Debug for ViewCache {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ViewCache")
+impl From<View> for ViewBuffer {
+    /// A buffer that reuses the allocations of `view` (of any game, possibly edited): the
+    /// first refresh copies everything.
+    fn from(view: View) -> ViewBuffer {
+        ViewBuffer {
+            view,
+            cache: ViewCache::default(),
+        }
     }
 }
 
-/// A number naming one state of a game or of a part of it (a side's melds, the list of
-/// finished deals) that no other state of any game has had: a game takes a fresh one each time
-/// that state changes, and a clone keeps it along with the equal state. [`Game::view_into`]
-/// keeps the stamp of what it copied into a view, so a refresh skips copying what did not
-/// change; a [`crate::legal::Choice`] keeps the stamp of the game state it was checked in.
-#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
-pub(crate) struct CacheStamp(u64);
-
-impl CacheStamp {
-    /// A stamp no state has had yet (never the default, which names nothing copied).
-    pub(crate) fn fresh() -> CacheStamp {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static NEXT: AtomicU64 = AtomicU64::new(1);
-        // Relaxed: only uniqueness matters, which every atomic increment gives.
-        CacheStamp(NEXT.fetch_add(1, Ordering::Relaxed))
-    }
-
-    /// True if both name the same state (the default names none, not even its own).
-    pub(crate) fn names(self, other: CacheStamp) -> bool {
-        self.0 != 0 && self.0 == other.0
-    }
+/// What a [`ViewBuffer`] last copied from which game (see [`crate::stamp`]): the rules of
+/// `lineage`, and the state of its list of finished deals and of each side's melds. Nothing of
+/// a game whose lineage it does not hold.
+#[derive(Clone, Debug, Default)]
+struct ViewCache {
+    lineage: Option<Lineage>,
+    history: u64,
+    melds: [u64; MAX_SEATS],
 }
 
 impl Game {
     /// The game as `viewer` may see it.
+    #[must_use]
     pub fn view(&self, viewer: Viewer) -> View {
-        let mut v = View {
+        let mut view = self.unfilled_view(viewer);
+        // Nothing copied before, and nothing to remember: the lineage is not kept.
+        self.refresh(viewer, &mut view, &mut ViewCache::default(), false);
+        view
+    }
+
+    /// A buffer holding the view of `viewer`, for [`Game::view_into`] to refresh.
+    #[must_use]
+    pub fn view_buffer(&self, viewer: Viewer) -> ViewBuffer {
+        let mut buffer = ViewBuffer::from(self.unfilled_view(viewer));
+        self.view_into(viewer, &mut buffer);
+        buffer
+    }
+
+    /// A view with nothing of the game yet but its rules, for [`Game::refresh`] to fill.
+    fn unfilled_view(&self, viewer: Viewer) -> View {
+        View {
             viewer,
             rules: *self.rules(),
             deal: 0,
@@ -204,24 +219,32 @@ impl Game {
             last_deal: None,
             deals_played: 0,
             winner: None,
-            cache: ViewCache::default(),
-        };
-        self.view_into(viewer, &mut v);
-        v
+        }
     }
 
-    /// Refreshes `out` as the view of `viewer`, reusing its buffers: the way to build views in
-    /// a loop without allocating. Works on a view of any game: every field is replaced, except
-    /// that what `out.cache` says was copied from this game's current state (its rules, a
-    /// side's melds, the last deal's report) is left as it is. A view whose fields were changed
-    /// by hand must have its cache reset (`ViewCache::default()`) first.
-    pub fn view_into(&self, viewer: Viewer, out: &mut View) {
+    /// Refreshes `out` as the view of `viewer` and lends it: every field is replaced, reusing
+    /// the buffer's allocations. It may hold a view of any game; what it copied from this
+    /// game's current state (or a clone's) is not copied again.
+    pub fn view_into<'b>(&self, viewer: Viewer, out: &'b mut ViewBuffer) -> &'b View {
+        self.refresh(viewer, &mut out.view, &mut out.cache, true);
+        &out.view
+    }
+
+    /// Makes `out` the view of `viewer`, leaving what `cache` says was copied from this
+    /// game's current state as it is, and records in `cache` what it copied (holding on to
+    /// the game's lineage if `keep`, so that the cache can name it).
+    // Inlined into both callers: `keep` is then known, and the refresh is one call.
+    #[inline(always)]
+    fn refresh(&self, viewer: Viewer, out: &mut View, cache: &mut ViewCache, keep: bool) {
         let table = self.table();
-        // The rules never change during a game: copied once per game (they are big).
-        let stamp = self.rules_stamp();
-        if !out.cache.rules.names(stamp) {
+        // The rules never change within a lineage: copied once per game (they are big).
+        let lineage = self.lineage();
+        if !cache.lineage.as_ref().is_some_and(|l| l.is(lineage)) {
             out.rules = *self.rules();
-            out.cache.rules = stamp;
+            *cache = ViewCache {
+                lineage: keep.then(|| lineage.clone()),
+                ..ViewCache::default()
+            };
         }
         out.viewer = viewer;
         out.deal = self.deal_number();
@@ -277,7 +300,7 @@ impl Game {
         let sides = table.sides() as usize;
         out.sides.truncate(sides);
         for s in out.sides.len()..sides {
-            out.cache.melds[s] = CacheStamp::default();
+            cache.melds[s] = NO_STATE;
             out.sides.push(SideView {
                 side: Side(s as u8),
                 members: table.members(Side(s as u8)).collect(),
@@ -294,7 +317,7 @@ impl Game {
         for (s, ((sv, copied), (((melds, &stamp), (&melded, &minimum)), (&penalties, &score)))) in
             out.sides
                 .iter_mut()
-                .zip(&mut out.cache.melds)
+                .zip(&mut cache.melds)
                 .zip(per_side)
                 .enumerate()
         {
@@ -304,7 +327,7 @@ impl Game {
                 sv.members = table.members(side).collect();
             }
             // Copied only if they changed since the last refresh from this game (or a clone).
-            if !copied.names(stamp) {
+            if *copied == NO_STATE || *copied != stamp {
                 sv.melds.clear();
                 sv.melds.extend_from_slice(melds);
                 *copied = stamp;
@@ -329,9 +352,9 @@ impl Game {
         out.turn = self.turn_flags();
         // By stamp: a view of another game may hold a report of the same deal number.
         let stamp = self.history_stamp();
-        if !out.cache.history.names(stamp) {
+        if cache.history == NO_STATE || cache.history != stamp {
             out.last_deal = self.history().last().cloned();
-            out.cache.history = stamp;
+            cache.history = stamp;
         }
         out.deals_played = self.history().len() as u32;
         out.winner = self.winner();
@@ -432,9 +455,9 @@ mod tests {
     use crate::game::Setup;
     use crate::rules::{Preset, RuleSpec};
 
-    /// Plays `deals` deals of a seeded game with a random bot, refreshing `view` (last used for
-    /// any other game) for every viewer before each action: it must equal a fresh view.
-    fn check_reuse(spec: RuleSpec, seed: u64, deals: usize, view: &mut View) {
+    /// Plays `deals` deals of a seeded game with a random bot, refreshing `buffer` (last used
+    /// for any other game) for every viewer before each action: it must equal a fresh view.
+    fn check_reuse(spec: RuleSpec, seed: u64, deals: usize, buffer: &mut ViewBuffer) {
         let mut game = Game::new(&Setup::seeded(spec, seed)).unwrap();
         let mut bot = RandomBot::new(seed);
         while game.history().len() < deals && game.winner().is_none() {
@@ -444,12 +467,36 @@ mod tests {
                 .into_iter()
                 .chain(game.table().seats().map(Viewer::Seat))
             {
-                game.view_into(viewer, view);
+                let view = game.view_into(viewer, buffer);
                 assert_eq!(*view, game.view(viewer), "{viewer:?}");
             }
             let action = bot.pick(&game.legal().unwrap());
             game.apply(seat, &action).unwrap();
         }
+    }
+
+    // A view is its holder's to edit, and the buffer it is put in knows nothing of what it
+    // copied: its first refresh copies everything, the edited rules, melds and report too.
+    #[test]
+    fn a_buffer_made_from_an_edited_view_is_refreshed_whole() {
+        let mut game = Game::new(&Setup::seeded(RuleSpec::new(Preset::Official, 4), 5)).unwrap();
+        let mut bot = RandomBot::new(5);
+        while game.history().is_empty() || game.d.melds.iter().all(|m| m.is_empty()) {
+            let seat = game.to_act().unwrap();
+            let action = bot.pick(&game.legal().unwrap());
+            game.apply(seat, &action).unwrap();
+        }
+        let mut edited = game.view_buffer(Viewer::Referee).into_view();
+        edited.rules.hand_size += 1;
+        for side in &mut edited.sides {
+            side.melds.clear();
+        }
+        edited.last_deal = None;
+        let mut buffer = ViewBuffer::from(edited);
+        assert_eq!(
+            *game.view_into(Viewer::Referee, &mut buffer),
+            game.view(Viewer::Referee)
+        );
     }
 
     // A view reused across games (other rules, other seating, the same deal numbers) holds
@@ -459,9 +506,9 @@ mod tests {
         let six_in_teams = RuleSpec::new(Preset::Official, 6)
             .with("six_players", "two_teams_of_three")
             .unwrap();
-        let mut view = Game::new(&Setup::seeded(RuleSpec::new(Preset::Samba, 4), 9))
+        let mut buffer = Game::new(&Setup::seeded(RuleSpec::new(Preset::Samba, 4), 9))
             .unwrap()
-            .view(Viewer::Referee);
+            .view_buffer(Viewer::Referee);
         for (spec, seed) in [
             (RuleSpec::new(Preset::Official, 4), 1),
             (RuleSpec::new(Preset::Official, 4), 2),
@@ -470,7 +517,7 @@ mod tests {
             (RuleSpec::new(Preset::Samba, 2), 5),
             (RuleSpec::new(Preset::Official, 4), 1),
         ] {
-            check_reuse(spec, seed, 2, &mut view);
+            check_reuse(spec, seed, 2, &mut buffer);
         }
     }
 }

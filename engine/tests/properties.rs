@@ -13,7 +13,7 @@ use canasta_engine::rng::Xoshiro256;
 use canasta_engine::rules::{FivePlayers, RASCHE_OPTIONS, SixPlayers};
 use canasta_engine::{
     Action, Card, CardCounts, Event, Game, LegalChoices, MeldSpec, MeldTarget, Phase, Preset, Rank,
-    RuleSpec, Rules, Seat, Setup, Summary, TopMeld, View, Viewer, redact,
+    RuleSpec, Rules, Seat, Setup, Summary, TopMeld, View, ViewBuffer, Viewer, redact,
 };
 use common::layouts::{PLAYER_COUNTS, RASCHE_PLAYERS, layouts, name, rasche_on, seatings};
 use proptest::prelude::*;
@@ -501,7 +501,7 @@ fn thousands_of_games_keep_every_invariant() {
 /// random ones, over every layout.
 #[test]
 fn views_refreshed_in_place_equal_fresh_ones() {
-    let mut reused: Vec<View> = Vec::new();
+    let mut reused: Vec<ViewBuffer> = Vec::new();
     let mut previous: Option<Game> = None;
     for (i, spec) in layouts().into_iter().enumerate() {
         let name = name(&spec);
@@ -512,7 +512,7 @@ fn views_refreshed_in_place_equal_fresh_ones() {
         let mut random = RandomBot::new(i as u64);
         // Views left by the layout before, as many as this one needs.
         while reused.len() < viewers(&a).len() {
-            reused.push(a.view(Viewer::Spectator));
+            reused.push(a.view_buffer(Viewer::Spectator));
         }
         for step in 0..3_000 {
             // Half way, `b` becomes a clone of `a`, then both play on differently.
@@ -521,8 +521,8 @@ fn views_refreshed_in_place_equal_fresh_ones() {
             }
             let games = [Some(&a), Some(&b), previous.as_ref()];
             for game in games.into_iter().flatten() {
-                for (view, viewer) in reused.iter_mut().zip(viewers(game)) {
-                    game.view_into(viewer, view);
+                for (buffer, viewer) in reused.iter_mut().zip(viewers(game)) {
+                    let view = game.view_into(viewer, buffer);
                     assert_eq!(*view, game.view(viewer), "{name}, step {step}, {viewer:?}");
                 }
             }
@@ -556,12 +556,12 @@ fn checked_choices_skip_the_check_only_in_their_state() {
         let mut game = Game::new(&Setup::seeded(spec.clone(), i as u64)).expect("a valid layout");
         let players = game.table().players();
         let mut bots: Vec<GreedyBot> = (0..players).map(|_| GreedyBot::new()).collect();
-        let mut view = game.view(Viewer::Spectator);
+        let mut buffer = game.view_buffer(Viewer::Spectator);
         for step in 0..1_500 {
             let Some(seat) = game.to_act() else { break };
-            game.view_into(Viewer::Seat(seat), &mut view);
+            let view = game.view_into(Viewer::Seat(seat), &mut buffer);
             let legal = game.legal().expect("a seat to act");
-            let choice = bots[seat.index()].choose_checked(&view, &legal);
+            let choice = bots[seat.index()].choose_checked(view, &legal);
             let at = format!("{name}, step {step}, {seat:?}: {}", choice.action());
             // The same move with the full check, on a clone in the same state.
             let mut full = game.clone();
@@ -639,6 +639,61 @@ fn choices_checked_on_a_view_are_checked_again() {
     );
     assert_eq!(game.state_hash(), before);
     assert!(events.is_empty());
+}
+
+/// A game's states are numbered within the game and its clones, not across games, so two games
+/// made apart hold the same numbers: a choice checked in one of them proves nothing to another
+/// in a state of the same number, nor to a game made after its own game was dropped (its memory
+/// free for the new one). Each game here has drawn, seat 0 to play, in the same numbered state;
+/// the first one's seat discards a card it holds, which the others' seats often do not.
+#[test]
+fn checked_choices_prove_nothing_to_another_game() {
+    let drawn = |seed: u64| {
+        let spec = RuleSpec::new(Preset::Official, 4);
+        let mut game = Game::new(&Setup {
+            first_dealer: Some(Seat(3)),
+            ..Setup::seeded(spec, seed)
+        })
+        .expect("a valid setup");
+        game.apply(Seat(0), &Action::DrawStock)
+            .expect("seat 0 draws first");
+        game
+    };
+    // Checked on the referee's own choices, then the game is dropped.
+    let choice = {
+        let first = drawn(0);
+        let card = first
+            .hand(Seat(0))
+            .iter()
+            .find(|c| !c.is_wild() && !c.is_red_three() && !c.is_black_three())
+            .expect("a card to discard");
+        let legal = first.legal().expect("seat 0 plays");
+        legal
+            .checked(Action::Discard { card })
+            .expect("a held card may be discarded")
+    };
+    let mut refused = 0;
+    let mut events = Vec::new();
+    for seed in 1..60 {
+        let mut other = drawn(seed);
+        let before = other.state_hash();
+        let expected = other.check(Seat(0), choice.action());
+        events.clear();
+        let got = other.apply_choice(Seat(0), &choice, &mut events);
+        assert_eq!(got, expected, "seed {seed}: {}", choice.action());
+        if got.is_err() {
+            refused += 1;
+            assert_eq!(
+                other.state_hash(),
+                before,
+                "seed {seed}: a refusal changed the game"
+            );
+        }
+    }
+    assert!(
+        refused > 10,
+        "only {refused} games lacked the card: the test proves little"
+    );
 }
 
 /// Random games per run of the proptest below: 64, or `PROPTEST_CASES`.

@@ -12,7 +12,7 @@ use canasta_engine::card::CARD_KINDS;
 use canasta_engine::event::{DealFinish, DealStart, Placed, RedThreeSource};
 use canasta_engine::legal::TakeOption;
 use canasta_engine::quote::quoted;
-use canasta_engine::view::{SeatView, SideView, ViewCache};
+use canasta_engine::view::{SeatView, SideView};
 use canasta_engine::{
     Action, Ask, CanastaKind, Card, CardCounts, DealEnd, DealScore, Event, LegalChoices, MeldBatch,
     MeldKind, MeldSpec, MeldTarget, Phase, Preset, Rank, RuleSpec, Seat, Setup, SideScore, Suit,
@@ -1196,7 +1196,6 @@ pub fn view_from_wire(
             .flatten()
             .map(|s| side_from_wire(s, "view.result.winner_side"))
             .transpose()?,
-        cache: ViewCache::default(),
     })
 }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use canasta_engine::bot::{Bot, GreedyBot, RandomBot};
 use canasta_engine::rng::Xoshiro256;
-use canasta_engine::{Action, Event, Game, Phase, Preset, RuleSpec, Setup, View, Viewer};
+use canasta_engine::{Action, Event, Game, Phase, Preset, RuleSpec, Setup, ViewBuffer, Viewer};
 use criterion::Criterion;
 
 /// The benchmarks' settings: 10 samples, 1 s of warm-up, 3 s of measurement (each run does
@@ -93,16 +93,16 @@ pub fn random_deals(setups: &[Setup], seed: u64) -> Played {
 /// `max_deals` bounds a match (a bound reached counts the deals but not a match).
 pub fn bot_matches(setups: &[Setup], bots: &mut [Box<dyn Bot>], max_deals: usize) -> Played {
     let mut events: Vec<Event> = Vec::new();
-    let mut view: Option<View> = None;
+    let mut buffer: Option<ViewBuffer> = None;
     let mut p = Played::default();
     for setup in setups {
         let mut game = Game::new(setup).expect("the bench's setups are valid");
-        let view = view.get_or_insert_with(|| game.view(Viewer::Spectator));
+        let buffer = buffer.get_or_insert_with(|| game.view_buffer(Viewer::Spectator));
         while let Some(seat) = game.to_act() {
             if game.history().len() >= max_deals {
                 break;
             }
-            game.view_into(Viewer::Seat(seat), view);
+            let view = game.view_into(Viewer::Seat(seat), buffer);
             // As `bot::play` does: the referee's own choices, so a checked choice is applied
             // without a second check.
             let legal = game.legal().expect("a game with a seat to act has choices");

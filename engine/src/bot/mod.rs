@@ -90,17 +90,17 @@ pub fn play(
     mut on_event: impl FnMut(&Event),
 ) -> Result<u64, PlayError> {
     let mut events = Vec::new();
-    let mut view = game.view(Viewer::Spectator);
+    let mut buffer = game.view_buffer(Viewer::Spectator);
     let mut actions = 0;
     while let Some(seat) = game.to_act() {
         if game.history().len() as u32 >= max_deals {
             return Err(PlayError::DealLimit { actions });
         }
-        game.view_into(Viewer::Seat(seat), &mut view);
+        let view = game.view_into(Viewer::Seat(seat), &mut buffer);
         let bot = &mut bots[seat.index()];
         // The referee's own choices: what a bot checks on them need not be checked again.
         let legal = game.legal().expect("a game with a seat to act has choices");
-        let choice = bot.choose_checked(&view, &legal);
+        let choice = bot.choose_checked(view, &legal);
         events.clear();
         if let Err(error) = game.apply_choice(seat, &choice, &mut events) {
             return Err(PlayError::Illegal {

@@ -51,8 +51,8 @@ use crate::meld::{
     kind_of_new,
 };
 use crate::rules::Rules;
+use crate::stamp::{Lineage, Stamp};
 use crate::table::Seat;
-use crate::view::CacheStamp;
 
 /// The state of "Partner, may I go out?" in the current turn (R-OUT-3).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
@@ -176,9 +176,9 @@ pub struct Choice {
     action: Action,
     /// The seat whose choices checked the action.
     pub(crate) seat: Seat,
-    /// The game state the check was made in; the default, which names no state, for an
-    /// unchecked action or one checked on a view's choices.
-    pub(crate) state: CacheStamp,
+    /// The game state the check was made in; none for an unchecked action or one checked on
+    /// a view's choices.
+    pub(crate) proof: Option<Stamp>,
 }
 
 impl Choice {
@@ -199,7 +199,7 @@ impl From<Action> for Choice {
         Choice {
             action,
             seat: Seat(0),
-            state: CacheStamp::default(),
+            proof: None,
         }
     }
 }
@@ -211,21 +211,21 @@ pub struct LegalChoices<'a> {
     /// The state of the game these choices were read from, when they were read from the
     /// referee's [`crate::Game`] itself (never from a view, which its holder may edit): a
     /// [`Choice`] checked here is proof for that state only.
-    state: CacheStamp,
+    game: Option<(&'a Lineage, u64)>,
 }
 
 impl<'a> LegalChoices<'a> {
     /// Choices read from a view: what they check proves nothing to the referee.
     pub(crate) fn new(ctx: Ctx<'a>) -> Self {
-        LegalChoices {
-            ctx,
-            state: CacheStamp::default(),
-        }
+        LegalChoices { ctx, game: None }
     }
 
-    /// Choices read from the referee's game in the state `state` names.
-    pub(crate) fn of_game(ctx: Ctx<'a>, state: CacheStamp) -> Self {
-        LegalChoices { ctx, state }
+    /// Choices read from the referee's game, in the state `state` of its lineage.
+    pub(crate) fn of_game(ctx: Ctx<'a>, lineage: &'a Lineage, state: u64) -> Self {
+        LegalChoices {
+            ctx,
+            game: Some((lineage, state)),
+        }
     }
 
     /// The seat these choices are for.
@@ -258,7 +258,7 @@ impl<'a> LegalChoices<'a> {
         Ok(Choice {
             action,
             seat: self.ctx.seat,
-            state: self.state,
+            proof: self.game.map(|(lineage, state)| Stamp::new(lineage, state)),
         })
     }
 
