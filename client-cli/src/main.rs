@@ -299,6 +299,8 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
             canasta_engine::DealEnd::LastRedThree { seat } => {
                 format!("seat {} drew the last card, a red three", seat.0)
             }
+            // An end of a newer engine: as it is known, and the seat that ended the deal.
+            end => format!("{end:?} (seat {})", end.seat().0),
         };
         println!("deal {}: {how}", d.deal + 1);
         for s in &d.sides {

@@ -744,6 +744,8 @@ async fn turn(
         canasta_engine::Phase::Play => "meld, discard or go out",
         canasta_engine::Phase::Answer => "your partner asks to go out: yes or no",
         canasta_engine::Phase::Over => "the match is over",
+        // A phase of a newer engine: the list of choices says what it allows.
+        _ => "act",
     };
     println!(
         "{}",

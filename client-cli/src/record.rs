@@ -218,6 +218,11 @@ pub enum DealEndReport {
         /// The seat that drew it.
         seat: u8,
     },
+    /// An end of a newer engine that this report does not name (the protocol's UNSPECIFIED).
+    Unspecified {
+        /// The seat whose move ended the deal.
+        seat: u8,
+    },
 }
 
 /// One side's score for a deal: the items of the protocol's `SideScore`, by the same names.
@@ -262,6 +267,9 @@ impl From<DealEnd> for DealEndReport {
             },
             DealEnd::StockExhausted { seat } => DealEndReport::StockExhausted { seat: seat.0 },
             DealEnd::LastRedThree { seat } => DealEndReport::LastRedThree { seat: seat.0 },
+            other => DealEndReport::Unspecified {
+                seat: other.seat().0,
+            },
         }
     }
 }

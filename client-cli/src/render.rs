@@ -194,7 +194,15 @@ pub fn event_for(
     me: Option<Me>,
 ) -> Option<String> {
     let t = Teller { names, me };
-    let line = match e.kind.as_ref()? {
+    let Some(kind) = e.kind.as_ref() else {
+        // A kind this client does not know (a newer server's), or an event the protocol has
+        // no message for: something happened all the same.
+        return Some(format!(
+            "event {}: something happened that this client cannot show",
+            e.seq
+        ));
+    };
+    let line = match kind {
         Kind::SeatJoined(j) => t.does(j.seat, "joined", "joined"),
         Kind::SeatLeft(l) => t.does(l.seat, "left", "left"),
         Kind::GameStarted(_) => style.bold("the match begins"),
@@ -367,6 +375,8 @@ fn meld_text(style: &Style, m: &canasta_engine::Meld) -> String {
         MeldKind::Sequence(s) => format!("sequence of {}", suit_name(s)),
         MeldKind::BlackThrees => "black threes".into(),
         MeldKind::Wild => "wild cards".into(),
+        // A kind of a newer engine: named as it is known.
+        kind => format!("{kind:?}").to_lowercase(),
     };
     let canasta = match m.canasta() {
         Some(k) => format!(" {}", style.bold(&format!("{k:?} canasta").to_lowercase())),
@@ -623,6 +633,15 @@ mod tests {
         let hand = hand_line(&Style::plain(), &view).unwrap();
         assert!(hand.starts_with("your hand: "), "{hand}");
         assert!(shown.ends_with(&format!("{hand}\n")), "{shown}");
+    }
+
+    // An event without a kind is not dropped in silence: the player learns something
+    // happened that this client cannot show.
+    #[test]
+    fn an_event_of_an_unknown_kind_gets_a_line() {
+        let e = v1::GameEvent { seq: 7, kind: None };
+        let line = event(&Style::plain(), &e, &[]).expect("a line");
+        assert!(line.starts_with("event 7: something happened"), "{line}");
     }
 
     #[test]

@@ -8,6 +8,10 @@ use crate::game::Phase;
 use crate::table::Seat;
 
 /// Why an action is not legal now.
+///
+/// Not `#[non_exhaustive]`, unlike the engine's other enums that grow: each variant is a reason
+/// of the protocol (`canasta_proto::reason::Reason`), which maps them exhaustively, so that a
+/// new one does not compile until the wire names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RuleError {
     /// The match is over; no action is possible.

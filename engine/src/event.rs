@@ -67,6 +67,7 @@ pub struct DealFinish {
 
 /// Something that happened in a game.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
 pub enum Event {
     /// A deal was dealt.
     DealStarted(Box<DealStart>),

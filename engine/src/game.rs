@@ -23,6 +23,7 @@ use crate::table::{Chairs, MAX_SEATS, Seat, Side, Table};
 
 /// What the game waits for.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[non_exhaustive]
 pub enum Phase {
     /// The player to act must draw from the stock or take the pile (or, with the stock empty,
     /// take or decline the pile).
@@ -65,6 +66,10 @@ impl Setup {
 }
 
 /// Why a game could not be created.
+///
+/// Not `#[non_exhaustive]`, unlike the engine's other enums that grow: each variant is a reason
+/// of the protocol (`canasta_proto::reason::Reason`), which maps them exhaustively, so that a
+/// new one does not compile until the wire names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SetupError {
     /// The rule set was refused.
@@ -1107,6 +1112,7 @@ fn check_card_order(expected: &CardCounts, order: &[Card]) -> Result<(), String>
 
 /// Why a record could not be replayed.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ReplayError {
     /// The setup was refused.
     Setup(SetupError),

@@ -11,6 +11,7 @@ pub type MeldId = u8;
 
 /// What a meld is made of.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
 pub enum MeldKind {
     /// Natural cards of one rank, four to ace, with wild cards (R-MELD-1).
     Group(Rank),
@@ -24,6 +25,7 @@ pub enum MeldKind {
 
 /// The kind of a completed canasta (R-MELD-5, R-SAMBA-3, R-SAMBA-9).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
 pub enum CanastaKind {
     /// Seven or more cards of a rank, no wild card.
     Natural,

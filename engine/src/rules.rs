@@ -13,6 +13,7 @@ use crate::quote::quoted;
 
 /// A named rule set (docs/rules.md, "Presets").
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[non_exhaustive]
 pub enum Preset {
     /// The Official Canasta Laws (Regency Whist Club, 1949-51), 2 to 6 players.
     #[default]
@@ -63,6 +64,7 @@ impl FromStr for Preset {
 
 /// How five players sit (R-DEAL-2).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
 pub enum FivePlayers {
     /// Two sides of 2 and 3; in the side of 3 one player sits out each deal, in rotation.
     TwoSides,
@@ -77,6 +79,7 @@ impl FivePlayers {
 
 /// How six players sit (R-DEAL-2).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
 pub enum SixPlayers {
     /// Option A: three partnerships of two, partners opposite; 3 decks and 6 jokers, 13 cards.
     ThreePairs,
@@ -91,6 +94,7 @@ impl SixPlayers {
 
 /// When red threes count for a side rather than against it (R-RED-5).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
 pub enum RedThreesPositive {
     /// If the side has made its initial meld by the end of the deal (official).
     InitialMeld,
@@ -100,6 +104,7 @@ pub enum RedThreesPositive {
 
 /// How many wild cards a group may hold relative to its natural cards (R-MELD-1).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
 pub enum WildRatio {
     /// Only the limits of `max_wilds` and two naturals apply (official).
     Any,
@@ -400,6 +405,7 @@ impl OptionValue for Option<i32> {
 /// What blocks the discard pile for the next player, besides wild cards and black threes on top
 /// (R-PILE-1, R-TURN-4).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
 pub enum StopRule {
     /// Only wild cards and black threes (official).
     BlackThrees,
@@ -415,12 +421,14 @@ macro_rules! options {
     ($( $(#[doc = $doc:expr])+ $field:ident : $ty:ty, )*) => {
         /// Option overrides on top of a preset. `None` keeps the preset's value for the player count.
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
+        #[non_exhaustive]
         pub struct Options {
             $( $(#[doc = $doc])+ pub $field: Option<$ty>, )*
         }
 
         /// The validated rules of a game: every value concrete, every combination checked.
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+        #[non_exhaustive]
         pub struct Rules {
             /// The preset these rules start from.
             pub preset: Preset,
@@ -684,6 +692,10 @@ impl RuleSpec {
 }
 
 /// Why a rule set was refused.
+///
+/// Not `#[non_exhaustive]`, unlike the engine's other enums that grow: each variant is a reason
+/// of the protocol (`canasta_proto::reason::Reason`), which maps them exhaustively, so that a
+/// new one does not compile until the wire names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RulesError {
     /// No preset has this name.

@@ -7,6 +7,7 @@ use crate::table::{Seat, Side, Table};
 
 /// How a deal ended.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
 pub enum DealEnd {
     /// A player went out (R-OUT-1).
     WentOut {
@@ -25,6 +26,18 @@ pub enum DealEnd {
         /// The player who drew it.
         seat: Seat,
     },
+}
+
+impl DealEnd {
+    /// The seat whose move ended the deal.
+    #[must_use]
+    pub fn seat(self) -> Seat {
+        match self {
+            DealEnd::WentOut { seat, .. }
+            | DealEnd::StockExhausted { seat }
+            | DealEnd::LastRedThree { seat } => seat,
+        }
+    }
 }
 
 /// One side's score for a deal, itemised (R-SCORE-3). `total` is the sum of the items.

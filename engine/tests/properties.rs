@@ -379,12 +379,10 @@ fn random_game(spec: RuleSpec, seed: u64, max_deals: usize) {
 /// outs of small hands only).
 fn summary_of_list(legal: &LegalChoices<'_>, actions: &[Action], can_go_out: bool) -> Summary {
     let view_rank = |top: &canasta_engine::TopMeld| top.cards;
-    let mut s = Summary {
-        seat: Some(legal.seat()),
-        can_go_out,
-        complete: true,
-        ..Summary::default()
-    };
+    let mut s = Summary::default();
+    s.seat = Some(legal.seat());
+    s.can_go_out = can_go_out;
+    s.complete = true;
     let summary = legal.summary();
     s.minimum_remaining = summary.minimum_remaining;
     for a in actions {

@@ -859,6 +859,7 @@ fn tables() -> Vec<(Preset, u8, Opts)> {
             Preset::Official | Preset::Wiener => &[2, 3, 4, 5, 6],
             Preset::Samba => &[2, 3, 4],
             Preset::Swiss => &[2, 3, 4, 5],
+            other => panic!("{other:?}: list the player counts it is played by"),
         };
         for &n in counts {
             out.push((preset, n, vec![]));

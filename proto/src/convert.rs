@@ -334,13 +334,15 @@ pub fn action_to_wire(action: &Action) -> v1::Action {
 
 // ----- rules -----
 
-/// A preset on the wire.
+/// A preset on the wire: PRESET_UNSPECIFIED for a preset of a newer engine that the protocol
+/// does not name yet (every preset of [`Preset::ALL`] has its value: tested).
 pub fn preset_to_wire(preset: Preset) -> v1::Preset {
     match preset {
         Preset::Official => v1::Preset::Official,
         Preset::Wiener => v1::Preset::Wiener,
         Preset::Samba => v1::Preset::Samba,
         Preset::Swiss => v1::Preset::Swiss,
+        _ => v1::Preset::Unspecified,
     }
 }
 
@@ -492,12 +494,18 @@ pub struct ViewMeta<'a> {
     pub result: v1::MatchResult,
 }
 
+// The engine's enums below may gain values (they are `#[non_exhaustive]`): one the protocol
+// does not name yet goes on the wire as UNSPECIFIED, which a client refuses or shows as
+// unknown, rather than as another value. `tests/convert_properties.rs` checks that every value
+// the engine produces in play has its own.
+
 fn phase_to_wire(phase: Phase) -> v1::Phase {
     match phase {
         Phase::Draw => v1::Phase::Draw,
         Phase::Play => v1::Phase::Play,
         Phase::Answer => v1::Phase::Answer,
         Phase::Over => v1::Phase::Over,
+        _ => v1::Phase::Unspecified,
     }
 }
 
@@ -510,6 +518,7 @@ fn canasta_to_wire(kind: Option<CanastaKind>) -> v1::CanastaKind {
         Some(CanastaKind::WildJokers) => v1::CanastaKind::WildJokers,
         Some(CanastaKind::WildDeuces) => v1::CanastaKind::WildDeuces,
         Some(CanastaKind::WildMixed) => v1::CanastaKind::WildMixed,
+        Some(_) => v1::CanastaKind::Unspecified,
     }
 }
 
@@ -519,6 +528,7 @@ fn meld_to_wire(index: usize, meld: &canasta_engine::Meld) -> v1::TableMeld {
         MeldKind::BlackThrees => (v1::MeldKind::BlackThrees, 0, 0),
         MeldKind::Sequence(s) => (v1::MeldKind::Sequence, 0, suit_to_wire(s)),
         MeldKind::Wild => (v1::MeldKind::Wild, 0, 0),
+        _ => (v1::MeldKind::Unspecified, 0, 0),
     };
     v1::TableMeld {
         index: index as u32,
@@ -726,11 +736,13 @@ fn side_score_to_wire(s: &SideScore) -> v1::SideScore {
 
 /// A deal's score report on the wire.
 pub fn deal_score_to_wire(d: &DealScore) -> v1::DealScore {
-    let (end, seat, concealed) = match d.end {
-        DealEnd::WentOut { seat, concealed } => (v1::DealEndKind::WentOut, seat, concealed),
-        DealEnd::StockExhausted { seat } => (v1::DealEndKind::StockExhausted, seat, false),
-        DealEnd::LastRedThree { seat } => (v1::DealEndKind::LastRedThree, seat, false),
+    let (end, concealed) = match d.end {
+        DealEnd::WentOut { concealed, .. } => (v1::DealEndKind::WentOut, concealed),
+        DealEnd::StockExhausted { .. } => (v1::DealEndKind::StockExhausted, false),
+        DealEnd::LastRedThree { .. } => (v1::DealEndKind::LastRedThree, false),
+        _ => (v1::DealEndKind::Unspecified, false),
     };
+    let seat = d.end.seat();
     v1::DealScore {
         deal: d.deal,
         end: end as i32,
@@ -813,10 +825,14 @@ pub fn result_to_wire(winner: Option<canasta_engine::Side>, totals: &[i32]) -> v
 
 /// An engine event on the wire. The event must already be redacted for its receiver
 /// ([`canasta_engine::redact`]).
-pub fn event_to_wire(event: &Event) -> v1::game_event::Kind {
+///
+/// `None` for an event of a newer engine that the protocol has no message for yet: sent as a
+/// `GameEvent` with its seq and no kind, as an older client receives a kind it does not know.
+/// Every event the engine emits in play has its message (tested).
+pub fn event_to_wire(event: &Event) -> Option<v1::game_event::Kind> {
     use v1::game_event::Kind;
     let seat = |s: &Seat| s.0 as u32;
-    match event {
+    Some(match event {
         Event::DealStarted(d) => Kind::DealStarted(Box::new(deal_started_to_wire(d))),
         Event::TurnStarted { seat: s } => Kind::TurnStarted(v1::TurnStarted { seat: seat(s) }),
         Event::RedThreeLaid {
@@ -908,7 +924,8 @@ pub fn event_to_wire(event: &Event) -> v1::game_event::Kind {
         Event::MatchEnded { winner, totals } => Kind::MatchEnded(v1::MatchEnded {
             result: Some(result_to_wire(Some(*winner), totals)),
         }),
-    }
+        _ => return None,
+    })
 }
 
 // ----- views back into the engine, for bots that play over the network -----

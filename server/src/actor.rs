@@ -72,13 +72,14 @@ pub enum LogKind {
 impl LogEvent {
     /// The event on the wire, as `viewer` may see it.
     pub fn to_wire(&self, viewer: Viewer) -> v1::GameEvent {
+        // An engine event the protocol has no message for keeps its seq, without a kind.
         let kind = match &self.kind {
             LogKind::Engine(e) => event_to_wire(&redact(e, viewer)),
-            LogKind::Server(k) => k.clone(),
+            LogKind::Server(k) => Some(k.clone()),
         };
         v1::GameEvent {
             seq: self.seq,
-            kind: Some(kind),
+            kind,
         }
     }
 }

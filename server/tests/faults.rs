@@ -388,12 +388,9 @@ fn event_for(
     let i = (seq as usize).checked_sub(1)?;
     let kind = match truth.1.get(i)? {
         Some(e) => event_to_wire(&redact(e, viewer)),
-        None => truth.0[i].clone(),
+        None => Some(truth.0[i].clone()),
     };
-    Some(v1::GameEvent {
-        seq,
-        kind: Some(kind),
-    })
+    Some(v1::GameEvent { seq, kind })
 }
 
 // ----- the test -----

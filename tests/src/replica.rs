@@ -122,10 +122,10 @@ impl Replica {
             .enumerate()
             .map(|(i, item)| v1::GameEvent {
                 seq: i as u64 + 1,
-                kind: Some(match item {
-                    LogItem::Server(k) => k.clone(),
+                kind: match item {
+                    LogItem::Server(k) => Some(k.clone()),
                     LogItem::Engine(e) => event_to_wire(&redact(e, viewer)),
-                }),
+                },
             })
             .collect()
     }

@@ -26,15 +26,15 @@ fn expected_events(record: &v1::GameRecord, viewer: Viewer) -> Vec<v1::GameEvent
     let (setup, actions) = record_from_wire(record).expect("a valid record");
     let (mut game, opening) = Game::start(&setup).expect("a valid setup");
     let players = game.rules().players as u32;
-    let mut kinds: Vec<Ev> = (0..players)
+    let mut kinds: Vec<Option<Ev>> = (0..players)
         .map(|seat| {
-            Ev::SeatJoined(v1::SeatJoined {
+            Some(Ev::SeatJoined(v1::SeatJoined {
                 seat,
                 display_name: format!("player {seat}"),
-            })
+            }))
         })
         .collect();
-    kinds.push(Ev::GameStarted(v1::GameStarted {}));
+    kinds.push(Some(Ev::GameStarted(v1::GameStarted {})));
     let wire = |e: &Event| event_to_wire(&redact(e, viewer));
     kinds.extend(opening.iter().map(wire));
     for (seat, action) in &actions {
@@ -49,7 +49,7 @@ fn expected_events(record: &v1::GameRecord, viewer: Viewer) -> Vec<v1::GameEvent
         .enumerate()
         .map(|(i, kind)| v1::GameEvent {
             seq: i as u64 + 1,
-            kind: Some(kind),
+            kind,
         })
         .collect()
 }

@@ -165,10 +165,10 @@ impl Truth {
         let item = &self.log[(seq - 1) as usize];
         v1::GameEvent {
             seq,
-            kind: Some(match item {
-                LogItem::Server(k) => k.clone(),
+            kind: match item {
+                LogItem::Server(k) => Some(k.clone()),
                 LogItem::Engine(e) => event_to_wire(&redact(e, viewer)),
-            }),
+            },
         }
     }
 

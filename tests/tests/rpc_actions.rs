@@ -240,7 +240,7 @@ impl Table {
             .enumerate()
             .map(|(i, e)| v1::GameEvent {
                 seq: before + 1 + i as u64,
-                kind: Some(event_to_wire(&redact(e, Viewer::Seat(Seat(seat as u8))))),
+                kind: event_to_wire(&redact(e, Viewer::Seat(Seat(seat as u8)))),
             })
             .collect();
         assert_eq!(answer.events, expected);

@@ -48,6 +48,7 @@ pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn Bot>> {
 
 /// Why [`play`] stopped before the match ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PlayError {
     /// A bot chose an illegal action.
     Illegal {

@@ -127,6 +127,7 @@ pub struct TakeOption {
 
 /// A compact description of the legal choices, as sent in a prompt.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
+#[non_exhaustive]
 pub struct Summary {
     /// The seat that must act.
     pub seat: Option<Seat>,
