@@ -494,6 +494,7 @@ impl CardCounts {
     }
 
     /// Removes one card; false (and nothing changed) if there is none.
+    #[must_use = "false means the card was not there and nothing was removed"]
     pub fn remove(&mut self, card: Card) -> bool {
         if card == Card::JOKER {
             if self.jokers == 0 {
@@ -728,6 +729,7 @@ impl CardCounts {
     /// Up to `n` cards of a rank taken from here, lowest suits first: the canonical choice of
     /// suits where any would do.
     #[inline]
+    #[must_use = "the cards are copied, not taken from here"]
     pub fn of_rank(&self, rank: Rank, n: u8) -> CardCounts {
         let mut out = CardCounts::new();
         let Some(&lane) = self.ranks.get(rank as usize) else {

@@ -589,7 +589,8 @@ impl Game {
                 ev.push(Event::Melded { seat, placed });
             }
             Action::Discard { card } => {
-                self.d.hands[seat.index()].remove(*card);
+                let held = self.d.hands[seat.index()].remove(*card);
+                debug_assert!(held, "checked: the seat holds {card}");
                 self.discard(seat, *card, ev);
                 self.end_turn(seat, ev);
             }
@@ -599,7 +600,8 @@ impl Game {
                     self.d.turn_flags.melded = true;
                 }
                 if let Some(card) = discard {
-                    self.d.hands[seat.index()].remove(*card);
+                    let held = self.d.hands[seat.index()].remove(*card);
+                    debug_assert!(held, "checked: the seat holds {card}");
                     self.d.pile.push(*card);
                 }
                 let concealed = self.is_concealed(seat);
@@ -853,7 +855,8 @@ impl Game {
             let mut laid = 0;
             for card in [Suit::Diamonds, Suit::Hearts].map(|s| Card::new(Rank::Three, s)) {
                 for _ in 0..self.d.hands[seat.index()].count(card) {
-                    self.d.hands[seat.index()].remove(card);
+                    let held = self.d.hands[seat.index()].remove(card);
+                    debug_assert!(held, "counted: the seat holds {card}");
                     self.d.red_threes[seat.index()].add(card);
                     ev.push(Event::RedThreeLaid {
                         seat,
@@ -985,6 +988,7 @@ impl Game {
     /// The current deal scored as if it ended now as `end` says, without ending it: what each
     /// side would count (a running score for a display, or a what-if for a player program).
     /// The cumulative totals in the report include it; the game's scores do not change.
+    #[must_use = "the deal does not end: the report is all this gives"]
     pub fn score_as_if(&self, end: DealEnd) -> DealScore {
         let mut cumulative = self.scores;
         score_deal(self.deal_no, &self.deal_facts(end), &mut cumulative)

@@ -13,6 +13,7 @@ pub const QUOTED_CHARS: usize = 64;
 
 /// `text` quoted (as `{:?}` does: escapes make control and invisible characters visible) and
 /// cut after [`QUOTED_CHARS`] characters, marked `…`.
+#[must_use = "this quotes nothing by itself: it returns an object that displays the text quoted"]
 pub fn quoted(text: &str) -> Quoted<'_> {
     Quoted(text)
 }

@@ -30,7 +30,6 @@ pub enum DealEnd {
 
 impl DealEnd {
     /// The seat whose move ended the deal.
-    #[must_use]
     pub fn seat(self) -> Seat {
         match self {
             DealEnd::WentOut { seat, .. }

@@ -410,6 +410,8 @@ impl View {
 }
 
 /// An event as `viewer` may see it: hidden cards removed, counts kept.
+#[must_use = "this returns a redacted copy and leaves the event as it is (redact_in_place \
+              changes it)"]
 pub fn redact(event: &Event, viewer: Viewer) -> Event {
     let mut e = event.clone();
     redact_in_place(&mut e, viewer);

@@ -139,13 +139,13 @@ impl Change {
                 Change::AddCard(p) => cards.add(p.card(hand)),
                 Change::DropCard(i) => {
                     if let Some(c) = nth(i) {
-                        cards.remove(c);
+                        assert!(cards.remove(c), "a card of the list");
                     }
                 }
                 Change::Retarget(t) => *target = t.map_or(MeldTarget::New, MeldTarget::Existing),
                 Change::OtherSuit(i, suit) => {
                     if let Some(c) = nth(i).filter(|c| c.suit().is_some()) {
-                        cards.remove(c);
+                        assert!(cards.remove(c), "a card of the list");
                         cards.add(Card::new(
                             c.rank(),
                             canasta_engine::Suit::ALL[suit as usize],

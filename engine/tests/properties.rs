@@ -809,7 +809,7 @@ fn some_go_out_by_brute_force(game: &Game, seat: Seat) -> bool {
     for discard in discards {
         let mut rest = hand;
         if let Some(d) = discard {
-            rest.remove(d);
+            assert!(rest.remove(d), "a discard of the hand");
         }
         let cards: Vec<Card> = rest.iter().collect();
         let mut targets = Vec::new();

@@ -302,7 +302,8 @@ impl GreedyBot {
         while let Some(r) = Ranks(paired).max_by_first(Rank::value) {
             paired &= !(1 << r as u16);
             let wild = a_wild(&wilds_left)?;
-            wilds_left.remove(wild);
+            let held = wilds_left.remove(wild);
+            debug_assert!(held, "a wild card found in the hand");
             let mut cards = hand.of_rank(r, 2);
             cards.add(wild);
             specs.push(MeldSpec::new_meld(cards));

@@ -1018,7 +1018,8 @@ impl<'a> Ctx<'a> {
         for discard in self.discards() {
             let mut rest = *self.hand;
             if let Some(d) = discard {
-                rest.remove(d);
+                let held = rest.remove(d);
+                debug_assert!(held, "a discard is a card of the hand");
             }
             if !self.naturals_placeable(&rest, onto_melds) {
                 continue;
@@ -1182,7 +1183,8 @@ impl<'a> Ctx<'a> {
         for discard in self.discards() {
             let mut rest = *self.hand;
             if let Some(d) = discard {
-                rest.remove(d);
+                let held = rest.remove(d);
+                debug_assert!(held, "a discard is a card of the hand");
             }
             let below = !self.side_melded && rest.value() < self.minimum;
             if below && self.rules.concealed_needs_minimum {

@@ -442,8 +442,10 @@ impl<'a> Ctx<'a> {
             let mut rest = *self.hand;
             let mut left = naturals;
             if let Some(d) = discard {
-                rest.remove(d);
-                left.remove(d);
+                let held = rest.remove(d);
+                debug_assert!(held, "a discard is a card of the hand");
+                // Nothing to take from the naturals where the discard is a wild card or a three.
+                let _ = left.remove(d);
             }
             if let Some(a) = self.go_out_with(&rest, left, discard, &side, uses.as_ref()) {
                 return Some(a);

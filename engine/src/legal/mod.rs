@@ -189,6 +189,7 @@ impl Choice {
     }
 
     /// The action, without its proof.
+    #[must_use]
     pub fn into_action(self) -> Action {
         self.action
     }
@@ -288,16 +289,19 @@ impl<'a> LegalChoices<'a> {
     /// shows going outs of small hands only). It is found by a search over the ways to lay the
     /// hand, judged by [`LegalChoices::check`]; which one it is, where there are several, is
     /// the search's first (going out without a discard before discards of low ranks).
+    #[must_use = "a search with no effect but its answer"]
     pub fn first_go_out(&self) -> Option<Action> {
         self.ctx.find_go_out()
     }
 
     /// True if some going out is legal now (see [`LegalChoices::first_go_out`]).
+    #[must_use = "a search with no effect but its answer"]
     pub fn can_go_out(&self) -> bool {
         self.first_go_out().is_some()
     }
 
     /// Every legal action in canonical form (unbounded, see [`LegalChoices::actions`]).
+    #[must_use = "a search with no effect but its answer"]
     pub fn to_vec(&self) -> Vec<Action> {
         let mut v = Vec::new();
         self.actions(&mut v);
@@ -310,6 +314,7 @@ impl<'a> LegalChoices<'a> {
     /// steps. Where that search is cut short (a huge hand before its side's initial meld),
     /// [`Summary::complete`] is false and the lists of takes and melds may miss entries; every
     /// entry they hold is legal.
+    #[must_use = "a search with no effect but its answer"]
     pub fn summary(&self) -> Summary {
         let c = &self.ctx;
         let mut s = Summary {
