@@ -28,10 +28,14 @@ fn scoring(c: &mut Criterion) {
             b.iter(|| {
                 for (game, _) in &positions {
                     let seat = game.to_act().expect("a seat to act");
-                    black_box(game.score_as_if(DealEnd::WentOut {
+                    let end = DealEnd::WentOut {
                         seat,
                         concealed: false,
-                    }));
+                    };
+                    black_box(
+                        game.score_as_if(end)
+                            .expect("the seat to act is at the table"),
+                    );
                 }
             })
         });

@@ -21,6 +21,9 @@ use crate::score::{DealEnd, DealFacts, DealScore, score_deal};
 use crate::stamp::{Lineage, NO_STATE, Stamp};
 use crate::table::{Chairs, MAX_SEATS, Seat, Side, Table};
 
+/// The cards of a seat the table does not have.
+static NO_CARDS: CardCounts = CardCounts::new();
+
 /// What the game waits for.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 #[non_exhaustive]
@@ -364,14 +367,17 @@ impl Game {
         self.d.chairs.seats()
     }
 
-    /// A seat's hand.
+    // The accessors by seat and by side answer for any number: a seat or side the table does
+    // not have holds nothing, has done nothing, and has a minimum and penalties of 0.
+
+    /// A seat's hand (empty for a seat the table does not have).
     pub fn hand(&self, seat: Seat) -> &CardCounts {
-        &self.d.hands[seat.index()]
+        self.d.hands.get(seat.index()).unwrap_or(&NO_CARDS)
     }
 
     /// The red threes a seat laid this deal.
     pub fn red_threes(&self, seat: Seat) -> &CardCounts {
-        &self.d.red_threes[seat.index()]
+        self.d.red_threes.get(seat.index()).unwrap_or(&NO_CARDS)
     }
 
     /// The stock, top card last.
@@ -396,32 +402,32 @@ impl Game {
 
     /// A side's melds, in the order laid.
     pub fn melds(&self, side: Side) -> &[Meld] {
-        &self.d.melds[side.index()]
+        self.d.melds.get(side.index()).map_or(&[], Vec::as_slice)
     }
 
     /// True once the side has made its initial meld this deal.
     pub fn side_melded(&self, side: Side) -> bool {
-        self.d.side_melded[side.index()]
+        self.d.side_melded.get(side.index()) == Some(&true)
     }
 
     /// A side's initial-meld minimum this deal.
     pub fn minimum(&self, side: Side) -> u32 {
-        self.d.minimums[side.index()]
+        self.d.minimums.get(side.index()).copied().unwrap_or(0)
     }
 
     /// Points a side has lost to penalties this deal.
     pub fn penalties(&self, side: Side) -> i32 {
-        self.d.penalties[side.index()]
+        self.d.penalties.get(side.index()).copied().unwrap_or(0)
     }
 
     /// True if the seat has had a turn this deal.
     pub fn had_turn(&self, seat: Seat) -> bool {
-        self.d.had_turn[seat.index()]
+        self.d.had_turn.get(seat.index()) == Some(&true)
     }
 
     /// True if the seat melded in an earlier turn of this deal.
     pub fn melded_before(&self, seat: Seat) -> bool {
-        self.d.melded_before[seat.index()]
+        self.d.melded_before.get(seat.index()) == Some(&true)
     }
 
     /// Facts about the turn in progress.
@@ -988,10 +994,18 @@ impl Game {
     /// The current deal scored as if it ended now as `end` says, without ending it: what each
     /// side would count (a running score for a display, or a what-if for a player program).
     /// The cumulative totals in the report include it; the game's scores do not change.
-    #[must_use = "the deal does not end: the report is all this gives"]
-    pub fn score_as_if(&self, end: DealEnd) -> DealScore {
+    /// Refused ([`RuleError::NoSuchSeat`]) if `end` names a seat the table does not have.
+    pub fn score_as_if(&self, end: DealEnd) -> Result<DealScore, RuleError> {
+        let seat = end.seat();
+        if seat.0 >= self.table.players() {
+            return Err(RuleError::NoSuchSeat { seat });
+        }
         let mut cumulative = self.scores;
-        score_deal(self.deal_no, &self.deal_facts(end), &mut cumulative)
+        Ok(score_deal(
+            self.deal_no,
+            &self.deal_facts(end),
+            &mut cumulative,
+        ))
     }
 
     fn end_deal(&mut self, end: DealEnd, ev: &mut Vec<Event>) {
@@ -1162,7 +1176,7 @@ mod tests {
                 let action = bot.pick(&game.legal().unwrap());
                 let end = DealEnd::StockExhausted { seat };
                 let before = game.state_hash();
-                let expected = game.score_as_if(end);
+                let expected = game.score_as_if(end).expect("a seat of the table");
                 assert_eq!(game.state_hash(), before);
                 for side in &expected.sides {
                     assert_eq!(side.total, side.sum_of_items());

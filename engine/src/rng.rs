@@ -83,7 +83,11 @@ impl Xoshiro256 {
         result
     }
 
-    /// A uniform number in `0..n` (Lemire's method with rejection). `n` must be positive.
+    /// A uniform number in `0..n` (Lemire's method with rejection).
+    ///
+    /// # Panics
+    ///
+    /// If `n` is 0: `0..0` holds no number.
     pub fn below(&mut self, n: u64) -> u64 {
         assert!(n > 0, "below(0) has no value to return");
         let mut m = (self.next_u64() as u128) * (n as u128);

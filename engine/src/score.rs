@@ -73,14 +73,18 @@ pub struct SideScore {
 }
 
 impl SideScore {
-    /// The sum of the items, which must equal `total`.
+    /// The sum of the items, which must equal `total`. Saturating: a report from elsewhere
+    /// (the wire) may hold any numbers, and their sum is then checked, not overflowed.
     pub fn sum_of_items(&self) -> i32 {
-        self.melded_cards
-            + self.canasta_bonus
-            + self.red_three_bonus
-            + self.going_out_bonus
-            + self.cards_in_hand
-            + self.penalties
+        [
+            self.canasta_bonus,
+            self.red_three_bonus,
+            self.going_out_bonus,
+            self.cards_in_hand,
+            self.penalties,
+        ]
+        .into_iter()
+        .fold(self.melded_cards, i32::saturating_add)
     }
 }
 

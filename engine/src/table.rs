@@ -134,6 +134,11 @@ impl Table {
     }
 
     /// The side of a seat.
+    ///
+    /// # Panics
+    ///
+    /// If `seat` is not below [`MAX_SEATS`]: no table has it. (A seat below it that this table
+    /// does not have is given the side it would sit in.)
     pub fn side_of(&self, seat: Seat) -> Side {
         self.side_of[seat.index()]
     }
@@ -183,6 +188,10 @@ impl Table {
     }
 
     /// The partner of a seat in a deal: the other playing member of its side (R-OUT-3).
+    ///
+    /// # Panics
+    ///
+    /// If `seat` is not below [`MAX_SEATS`], as [`Table::side_of`].
     pub fn partner(&self, chairs: &Chairs, seat: Seat) -> Option<Seat> {
         let side = self.side_of(seat);
         chairs

@@ -37,13 +37,18 @@ pub enum Viewer {
 impl Viewer {
     /// True if this viewer may see the cards held by `seat`.
     pub fn sees_hand_of(self, seat: Seat) -> bool {
-        self.hands_seen() >> seat.index() & 1 != 0
+        match self {
+            Viewer::Seat(s) => s == seat,
+            Viewer::Spectator => false,
+            Viewer::Referee => true,
+        }
     }
 
-    /// The seats whose hands this viewer may see, a bit each (bit `Seat::index`).
+    /// The seats whose hands this viewer may see, a bit each (bit `Seat::index`), for the
+    /// seats a game may have (a viewer's seat past them sees none of them).
     fn hands_seen(self) -> u32 {
         match self {
-            Viewer::Seat(s) => 1 << s.index(),
+            Viewer::Seat(s) => 1u32.checked_shl(s.0.into()).unwrap_or(0),
             Viewer::Spectator => 0,
             Viewer::Referee => !0,
         }

@@ -635,7 +635,7 @@ impl Bot for GreedyBot {
                     .cloned();
                 let action = take
                     .or_else(|| self.actions.first().cloned())
-                    .expect("a seat asked to act always has a legal action");
+                    .unwrap_or(super::NOTHING_LEGAL);
                 Choice::from(action)
             }
         };

@@ -21,7 +21,9 @@ pub trait Bot: Send {
     fn name(&self) -> &str;
 
     /// Chooses an action for the seat to act. `view` is that seat's view and `legal` its legal
-    /// choices; the action returned must be legal.
+    /// choices; the action returned must be legal. Choices with no legal action (never the
+    /// referee's: only those of a view edited, or received from a server that is wrong) get
+    /// [`NOTHING_LEGAL`] from the built-in bots, for the referee to refuse, not a panic.
     fn choose(&mut self, view: &View, legal: &LegalChoices<'_>) -> Action;
 
     /// Chooses like [`Bot::choose`], keeping the proof of the check where the bot checked its
@@ -32,6 +34,10 @@ pub trait Bot: Send {
         Choice::from(self.choose(view, legal))
     }
 }
+
+/// What the built-in bots play when their choices hold no legal action: the referee refuses
+/// it, and so reports the broken view it came from.
+pub const NOTHING_LEGAL: Action = Action::DrawStock;
 
 /// The names of the built-in bots.
 pub const BOT_NAMES: &[&str] = &["greedy", "random", "safe"];

@@ -22,14 +22,13 @@ impl RandomBot {
         }
     }
 
-    /// Picks an action from the legal choices.
+    /// Picks an action from the legal choices ([`super::NOTHING_LEGAL`] if there is none).
     pub fn pick(&mut self, legal: &LegalChoices<'_>) -> Action {
         self.actions.clear();
         legal.actions(&mut self.actions);
-        assert!(
-            !self.actions.is_empty(),
-            "a seat asked to act always has a legal action"
-        );
+        if self.actions.is_empty() {
+            return super::NOTHING_LEGAL;
+        }
         let i = self.rng.below(self.actions.len() as u64) as usize;
         self.actions.swap_remove(i)
     }

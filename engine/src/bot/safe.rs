@@ -78,9 +78,7 @@ impl Bot for SafeBot {
         if let Some(first) = self.actions.pop() {
             return first;
         }
-        legal
-            .first_go_out()
-            .expect("a seat asked to act always has a legal action")
+        legal.first_go_out().unwrap_or(super::NOTHING_LEGAL)
     }
 }
 
