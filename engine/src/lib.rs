@@ -22,7 +22,8 @@
 //! - [`game`]: the state machine of a match ([`Setup`] in, [`Game`] out).
 //! - [`arrange`]: prearranged decks for tests, puzzles and duplicate matches.
 //! - [`score`]: itemised deal scores.
-//! - [`view`]: the one place that decides what a seat, a spectator or the referee sees.
+//! - [`view`]: the one place that decides what a seat, a spectator or the referee sees
+//!   ([`View`]; [`ViewBuffer`], a view refreshed in place without copying what did not change).
 //! - [`notation`]: a short text notation for actions (terminals, records).
 //! - [`quote`]: a caller's text as error messages quote it (cut short).
 //! - [`bot`]: the [`Bot`] trait and the built-in bots: `greedy`, `random`, `safe`.
