@@ -682,6 +682,9 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
                     .await?
                     {
                         Turn::Acted => {}
+                        // The table is shown again with the next prompt: the person decided
+                        // on a table that changed.
+                        Turn::MovedOn => table_due = true,
                         Turn::Stop(stop) => break 'session stop,
                     }
                 }
@@ -708,6 +711,9 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
 enum Turn {
     /// An action was accepted.
     Acted,
+    /// The game moved on before the person acted: the stream says what happened and prompts
+    /// again if the seat still acts.
+    MovedOn,
     /// The person stops playing.
     Stop(Stop),
 }
@@ -724,7 +730,7 @@ async fn turn(
 ) -> Result<Turn, String> {
     let (view, seq, _) = me.view(client).await.map_err(|e| e.to_string())?;
     let Some(legal) = view.legal() else {
-        return Ok(Turn::Acted);
+        return Ok(Turn::MovedOn);
     };
     if show_table {
         print!("{}", render::table(style, &view, &me.names));
@@ -829,6 +835,13 @@ async fn turn(
         }
         match me.submit(client, seq, &action).await {
             Ok(_) => return Ok(Turn::Acted),
+            // Something happened while the person decided (a player joined, a time-out, the
+            // end): the stream tells it, and prompts again if the seat still acts. Asking again
+            // here would submit at a seq that is gone for ever.
+            Err(s) if remote::moved_on(&s) => {
+                println!("{}", status_text(&s));
+                return Ok(Turn::MovedOn);
+            }
             Err(s) => println!("{}", status_text(&s)),
         }
     }

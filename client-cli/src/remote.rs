@@ -851,6 +851,15 @@ async fn decide(
     }
 }
 
+/// Whether a refused action was refused because the game moved on while the seat decided:
+/// another entry came first (`STALE_SEQ`, or any other `ABORTED`), it is no longer the seat's turn
+/// (`NOT_YOUR_TURN`) or the match is over (`GAME_FINISHED`, `MATCH_OVER`). The seat reads what
+/// happened on its stream and decides again on the next prompt; nothing is wrong with the action.
+pub fn moved_on(s: &Status) -> bool {
+    const MOVED_ON: [Reason; 3] = [Reason::NotYourTurn, Reason::GameFinished, Reason::MatchOver];
+    s.code() == Code::Aborted || reason_of(s).is_some_and(|r| MOVED_ON.contains(&r))
+}
+
 /// What a seat does about a refusal of its action that is not waited out. The game moved on
 /// (`STALE_SEQ`), it is not the seat's turn (`NOT_YOUR_TURN`) or the match is over
 /// (`GAME_FINISHED`, `MATCH_OVER`): the stream brings what happened, and a fresh prompt when the
@@ -858,9 +867,7 @@ async fn decide(
 /// bot's action breaks a rule, the seat was taken away, a limit that stays) ends the seat's
 /// play, with the reason.
 fn after_refusal(s: &Status, action: &Action) -> Result<Next, RemoteError> {
-    const MOVED_ON: [Reason; 3] = [Reason::NotYourTurn, Reason::GameFinished, Reason::MatchOver];
-    let moved_on = reason_of(s).is_some_and(|r| MOVED_ON.contains(&r));
-    if s.code() == Code::Aborted || moved_on {
+    if moved_on(s) {
         Ok(Next::Read)
     } else if transient(s) {
         Ok(Next::Resume(status_text(s)))

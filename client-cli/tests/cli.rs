@@ -2494,3 +2494,78 @@ fn play_shows_its_token_and_comes_back_to_the_seat_after_quit() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+// A player who decides while the game moves on (here a player takes the free seat between the
+// prompt and the person's answer) is refused with STALE_SEQ: `canasta play` tells it, reads what
+// happened and asks again on the next prompt, instead of asking for ever at a seq that is gone.
+#[test]
+fn play_asks_again_when_the_game_moved_on_while_the_person_decided() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let (lines, o) = play_session(
+        &[
+            "play",
+            "--server",
+            &addr,
+            "--players",
+            "2",
+            "--seed",
+            "5",
+            "--color",
+            "never",
+        ],
+        &[],
+        |line| {
+            if line.contains("your turn:") {
+                vec!["quit".into()]
+            } else {
+                vec![]
+            }
+        },
+    );
+    assert!(o.status.success(), "{}\n{lines:#?}", stderr(&o));
+    let game = after(&lines, "you are seat 0 of game ").to_string();
+    let token = after(&lines, "your seat's token is ")
+        .split_once(' ')
+        .unwrap()
+        .0
+        .to_string();
+
+    // Back without --bot: seat 1 stays free, and seat 0 is prompted at the game's seq.
+    let mut turns = 0;
+    let (lines, o) = play_session(
+        &[
+            "play", "--server", &addr, "--game", &game, "--token", &token, "--color", "never",
+        ],
+        &[],
+        |line| {
+            if !line.contains("your turn:") {
+                return vec![];
+            }
+            turns += 1;
+            match turns {
+                // The game moves on before the answer arrives.
+                1 => {
+                    join(&rt, &addr, &game, 1, "latecomer");
+                    vec!["auto".into()]
+                }
+                2 => vec!["auto".into()],
+                _ => vec!["quit".into()],
+            }
+        },
+    );
+    assert!(o.status.success(), "{}\n{lines:#?}", stderr(&o));
+    let text = lines.join("\n");
+    assert!(text.contains("seat 1 is free"), "{text}");
+    assert!(text.contains("(STALE_SEQ)"), "the refusal is told: {text}");
+    assert!(text.contains("latecomer"), "what happened is told: {text}");
+    assert!(turns >= 2, "asked again after the refusal: {text}");
+    // The second answer was accepted: the seat drew (or took the pile) and was asked again.
+    assert!(
+        turns >= 3,
+        "the action after the refusal was played: {text}"
+    );
+    let g = summary(&rt, &addr, &game);
+    assert_eq!(g.status, v1::GameStatus::Playing as i32);
+    assert!(g.seats[0].occupied && g.seats[1].occupied, "{g:?}");
+}
