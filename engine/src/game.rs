@@ -12,10 +12,12 @@ use crate::action::{Action, MeldSpec, MeldTarget, TopMeld};
 use crate::card::{Card, CardCounts, Rank, Suit, pack};
 use crate::error::RuleError;
 use crate::event::{DealFinish, DealStart, Event, Placed, PlacedList, RedThreeSource};
-use crate::legal::{Ask, Choice, Ctx, LegalChoices, TurnFlags};
-use crate::meld::{Meld, MeldKind, check_growth, kind_of_new};
+use crate::legal::{
+    Ask, Choice, Ctx, LegalChoices, TurnFlags, discard_blocks, own_canasta, stop_card,
+    went_out_concealed,
+};
+use crate::meld::{Meld, MeldKind, kind_of_new};
 use crate::rng::Xoshiro256;
-use crate::rules::StopRule;
 use crate::rules::{RuleSpec, Rules, RulesError};
 use crate::score::{DealEnd, DealFacts, DealScore, score_deal};
 use crate::stamp::{Lineage, NO_STATE, Stamp};
@@ -643,20 +645,16 @@ impl Game {
         }
     }
 
-    /// R-OUT-4: no meld in an earlier turn, nothing added to another seat's meld, and a canasta
-    /// of one's own.
-    /// R-OUT-4: no meld in an earlier turn, nothing added to another seat's meld, and a canasta
-    /// of one's own, or none where the rules give a concealed bonus without one (Wiener); where
-    /// the rules say so, not in a turn that took the pile.
+    /// R-OUT-4: whether the going out just made by `seat` scores as concealed
+    /// ([`went_out_concealed`] decides).
     fn is_concealed(&self, seat: Seat) -> bool {
         let side = self.table.side_of(seat).index();
-        let own_canasta = self.d.melds[side]
-            .iter()
-            .any(|m| m.creator == seat && m.is_canasta());
-        !self.d.melded_before[seat.index()]
-            && !self.d.turn_flags.foreign
-            && (self.rules.concealed_bonus_after_take || !self.d.turn_flags.took_pile)
-            && (own_canasta || self.rules.concealed_without_canasta_bonus.is_some())
+        went_out_concealed(
+            &self.rules,
+            self.d.melded_before[seat.index()],
+            &self.d.turn_flags,
+            own_canasta(&self.d.melds[side], seat),
+        )
     }
 
     /// Lays checked melds from the seat's hand.
@@ -749,41 +747,19 @@ impl Game {
         if card.is_wild() {
             self.d.pile_frozen = true;
         }
-        // R-TURN-4: a wild card or a black three on top blocks the pile for the next player,
-        // and so, under some rules, does a card that matches a canasta.
-        self.d.pile_blocked = card.is_wild() || card.is_black_three() || self.stops(seat, card);
+        // R-TURN-4: what the card blocks for the next player.
+        let next_opponent_melds = || {
+            let chair = self.d.chairs.chair_of(seat).expect("the discarder plays");
+            let side = self.table.side_of(self.d.chairs.seat(chair + 1));
+            (side != self.table.side_of(seat)).then(|| &self.d.melds[side.index()][..])
+        };
+        self.d.pile_blocked = discard_blocks(&self.rules, card, next_opponent_melds, &self.d.melds);
         ev.push(Event::Discarded {
             seat,
             card,
             blocks: self.d.pile_blocked,
             frozen: self.d.pile_frozen,
         });
-    }
-
-    /// The stop rules of the presets (R-TURN-4): Wiener, a card the next opponent could add to
-    /// one of his completed canastas; Swiss, a card of a rank of which a canasta lies on the
-    /// table.
-    fn stops(&self, seat: Seat, card: Card) -> bool {
-        if !card.is_natural() {
-            return false;
-        }
-        let matches = |m: &Meld| m.rank() == Some(card.rank()) && m.is_canasta();
-        match self.rules.stop_rule {
-            StopRule::BlackThrees => false,
-            StopRule::Wiener => {
-                let chair = self.d.chairs.chair_of(seat).expect("the discarder plays");
-                let next = self.d.chairs.seat(chair + 1);
-                let side = self.table.side_of(next);
-                side != self.table.side_of(seat)
-                    && self.d.melds[side.index()]
-                        .iter()
-                        .enumerate()
-                        .any(|(id, m)| {
-                            matches(m) && check_growth(&self.rules, m, id as u8, 1, 0).is_ok()
-                        })
-            }
-            StopRule::Swiss => self.d.melds.iter().flatten().any(matches),
-        }
     }
 
     /// Draws `n` cards from the stock into the seat's hand; red threes are laid and replaced
@@ -955,10 +931,7 @@ impl Game {
             }
         }
         d.pile_frozen = d.pile.iter().any(|c| c.is_wild() || c.is_red_three());
-        d.pile_blocked = d
-            .pile
-            .last()
-            .is_some_and(|c| c.is_wild() || c.is_black_three());
+        d.pile_blocked = d.pile.last().is_some_and(|&c| stop_card(c));
         let players = self.table.players() as usize;
         let in_deal = |s: usize| chairs.chair_of(Seat(s as u8)).is_some();
         ev.push(Event::DealStarted(Box::new(DealStart {

@@ -1,6 +1,7 @@
 //! Scoring a deal (R-SCORE-1, R-SCORE-3, R-RED-5): the one place where points are counted.
 
 use crate::card::CardCounts;
+use crate::legal::own_canasta;
 use crate::meld::{CanastaKind, Meld};
 use crate::rules::{RedThreesPositive, Rules};
 use crate::table::{Seat, Side, Table};
@@ -111,6 +112,18 @@ pub(crate) struct DealFacts<'a> {
     pub end: DealEnd,
 }
 
+/// R-OUT-2, R-OUT-4 and their options: the bonus for going out, concealed or not (whether it
+/// was concealed is [`crate::legal`]'s to say), with or without a canasta of the player's own.
+fn going_out_bonus(rules: &Rules, concealed: bool, own_canasta: bool) -> i32 {
+    match (concealed, own_canasta) {
+        (true, true) => rules.concealed_bonus,
+        (true, false) => rules
+            .concealed_without_canasta_bonus
+            .unwrap_or(rules.going_out_bonus),
+        (false, _) => rules.going_out_bonus,
+    }
+}
+
 /// Scores a deal for every side (R-SCORE-1). `cumulative` holds each side's score before the
 /// deal and receives the new totals.
 pub(crate) fn score_deal(deal: u32, facts: &DealFacts<'_>, cumulative: &mut [i32]) -> DealScore {
@@ -152,14 +165,7 @@ pub(crate) fn score_deal(deal: u32, facts: &DealFacts<'_>, cumulative: &mut [i32
             if let DealEnd::WentOut { seat, concealed } = facts.end
                 && facts.table.side_of(seat) == side
             {
-                let own_canasta = melds.iter().any(|m| m.creator == seat && m.is_canasta());
-                score.going_out_bonus = match (concealed, own_canasta) {
-                    (true, true) => rules.concealed_bonus,
-                    (true, false) => rules
-                        .concealed_without_canasta_bonus
-                        .unwrap_or(rules.going_out_bonus),
-                    (false, _) => rules.going_out_bonus,
-                };
+                score.going_out_bonus = going_out_bonus(rules, concealed, own_canasta(melds, seat));
             }
             score.penalties = -facts.penalties[side.index()];
             score.total = score.sum_of_items();

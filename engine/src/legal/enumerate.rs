@@ -7,7 +7,7 @@
 
 use smallvec::SmallVec;
 
-use super::{Ask, Ctx, canasta_counts, plus, single};
+use super::{Ctx, canasta_counts, discardable, keeps_a_card, plus, single};
 use crate::action::{Action, MeldBatch, MeldSpec, MeldTarget, TopMeld};
 use crate::card::{Card, CardCounts, Rank, Suit};
 use crate::game::Phase;
@@ -303,12 +303,11 @@ impl<'a> Ctx<'a> {
                     && sink.push(Action::AnswerPartner { yes: false });
             }
             Phase::Draw => {
-                if self.stock_len > 0 && !sink.push(Action::DrawStock) {
+                if self.check_draw().is_ok() && !sink.push(Action::DrawStock) {
                     return;
                 }
                 self.push_takes(sink);
-                // R-STOCK-1: declining is listed when `check_decline` allows it.
-                if self.stock_len == 0 && self.forced_top().is_none() {
+                if self.check_decline().is_ok() {
                     sink.push(Action::DeclinePile);
                 }
             }
@@ -317,9 +316,9 @@ impl<'a> Ctx<'a> {
                     return;
                 }
                 self.push_melds(sink);
-                if self.hand.len() >= 2 {
+                if !self.discard_is_going_out() {
                     for (card, _) in self.hand.iter_kinds() {
-                        if !sink.push(Action::Discard { card }) {
+                        if discardable(card) && !sink.push(Action::Discard { card }) {
                             return;
                         }
                     }
@@ -338,8 +337,8 @@ impl<'a> Ctx<'a> {
         }
         let hand = self.hand;
         self.initial_sets(hand, None, sink, &|specs, used| {
-            // R-TURN-2: a meld keeps two cards; going out is listed apart.
-            (hand.len() - used >= 2).then(|| {
+            // Going out is listed apart.
+            keeps_a_card(hand.len() - used).then(|| {
                 let a = Action::Meld {
                     melds: specs.iter().copied().collect(),
                 };
@@ -356,21 +355,22 @@ impl<'a> Ctx<'a> {
         ]
     }
 
+    /// The ways to take the pile: irreducible initial melds with the top card before the
+    /// side's initial meld; after it, the top card alone onto each meld that takes it (or with a
+    /// natural pair, where the pile needs one), and into a new group with a natural pair or
+    /// with one natural and a wild card. [`Ctx::open_pile`] and [`Ctx::take_way`] decide, as
+    /// they do for the check.
     pub(super) fn push_takes(&self, sink: &mut Sink<'_>) {
-        let Some(&top) = self.pile.last() else {
+        let Ok(top) = self.open_pile() else {
             return;
         };
-        if self.top_blocks(top) || !top.is_natural() {
+        if !top.is_natural() {
             return;
         }
-        if self.rules.one_card_pile_rule && self.hand.len() == 1 && self.pile.len() == 1 {
-            return;
-        }
-        let rest = &self.pile[..self.pile.len() - 1];
-        let picked_up = rest.len() - rest.iter().filter(|c| c.is_red_three()).count();
-        // Cards left after laying `used` hand cards; below two, the player must be able to go
-        // out at once, which the full check decides (rare).
-        let keeps_two = |used: usize| self.hand.len() - used + picked_up >= 2;
+        let facts = self.pile_facts(top);
+        // Below two cards left, the player must be able to go out at once, which the full
+        // check decides (rare).
+        let keeps_two = |used: usize| keeps_a_card(self.cards_after_take(used));
         // The action if it is legal: built legal where it keeps two cards, checked otherwise.
         let legal = |a: Action, used: usize| {
             if keeps_two(used) {
@@ -385,8 +385,13 @@ impl<'a> Ctx<'a> {
             None => true,
         };
         if !self.side_melded {
+            // The fewest naturals from the hand that take the pile into a new group.
+            let Some(top_naturals) = (1..=2).find(|&n| self.take_way(&facts, None, n).is_ok())
+            else {
+                return;
+            };
             let hand = self.hand;
-            self.initial_sets(hand, Some(top), sink, &|specs, used| {
+            self.initial_sets(hand, Some((top, top_naturals)), sink, &|specs, used| {
                 let a = Action::TakePile {
                     top: TopMeld {
                         target: MeldTarget::New,
@@ -401,8 +406,6 @@ impl<'a> Ctx<'a> {
         let hand = self.hand;
         let rank = top.rank();
         let naturals = hand.rank_count(rank);
-        // Where only a natural pair may take the pile, the takes without one are skipped.
-        let frozen = self.frozen_for_me() || self.top_needs_pair(top);
         let suits = self.rules.sequences;
         let take = |target, cards: CardCounts| Action::TakePile {
             top: TopMeld { target, cards },
@@ -410,27 +413,27 @@ impl<'a> Ctx<'a> {
         };
         for (id, meld) in self.melds.iter().enumerate() {
             let target = MeldTarget::Existing(id as u8);
-            if meld.is_canasta() && !self.rules.pile_onto_canasta {
-                continue;
-            }
             match meld.kind {
                 MeldKind::Group(r) if r == rank => {
-                    if frozen {
-                        if naturals >= 2 && check_growth(self.rules, meld, id as u8, 3, 0).is_ok() {
-                            for pair in suit_choices(suits, hand, rank, 2) {
-                                if !push(sink, take(target, pair), 2) {
-                                    return;
-                                }
+                    if self.take_way(&facts, Some(meld), 0).is_ok() {
+                        if check_growth(self.rules, meld, id as u8, 1, 0).is_ok()
+                            && !push(sink, take(target, CardCounts::new()), 0)
+                        {
+                            return;
+                        }
+                    } else if naturals >= 2
+                        && self.take_way(&facts, Some(meld), 2).is_ok()
+                        && check_growth(self.rules, meld, id as u8, 3, 0).is_ok()
+                    {
+                        for pair in suit_choices(suits, hand, rank, 2) {
+                            if !push(sink, take(target, pair), 2) {
+                                return;
                             }
                         }
-                    } else if check_growth(self.rules, meld, id as u8, 1, 0).is_ok()
-                        && !push(sink, take(target, CardCounts::new()), 0)
-                    {
-                        return;
                     }
                 }
                 MeldKind::Sequence(_)
-                    if !frozen
+                    if self.take_way(&facts, Some(meld), 0).is_ok()
                         && check_addition(self.rules, meld, id as u8, &single(top)).is_ok()
                         && !push(sink, take(target, CardCounts::new()), 0) =>
                 {
@@ -439,19 +442,21 @@ impl<'a> Ctx<'a> {
                 _ => {}
             }
         }
-        if !self.rules.multiple_melds_per_rank && self.group_of(rank).is_some() {
+        if !self.may_start_group(rank) {
             return;
         }
-        if naturals >= 2 && check_group_counts(self.rules, rank, 3, 0).is_ok() {
+        if naturals >= 2
+            && self.take_way(&facts, None, 2).is_ok()
+            && check_group_counts(self.rules, rank, 3, 0).is_ok()
+        {
             for pair in suit_choices(suits, hand, rank, 2) {
                 if !push(sink, take(MeldTarget::New, pair), 2) {
                     return;
                 }
             }
         }
-        if !frozen
-            && self.rules.pile_with_natural_and_wild
-            && naturals >= 1
+        if naturals >= 1
+            && self.take_way(&facts, None, 1).is_ok()
             && check_group_counts(self.rules, rank, 2, 1).is_ok()
         {
             for one in suit_choices(suits, hand, rank, 1) {
@@ -473,13 +478,13 @@ impl<'a> Ctx<'a> {
             melds.push(spec);
             Action::Meld { melds }
         };
-        let restricted = self.restricted_after_take();
         let wild_cards = self.wild_cards();
         let suits = rules.sequences;
-        if !restricted && hand.len() >= 5 {
+        // A new meld of three that keeps a card to discard.
+        if self.may_lay_after_take(None, false) && hand.len() >= 3 && keeps_a_card(hand.len() - 3) {
             for rank in Rank::NATURALS {
                 let n = hand.rank_count(rank);
-                if n < 2 || (!rules.multiple_melds_per_rank && self.group_of(rank).is_some()) {
+                if n < 2 || !self.may_start_group(rank) {
                     continue;
                 }
                 if n >= 3 && check_group_counts(rules, rank, 3, 0).is_ok() {
@@ -525,7 +530,8 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        if hand.len() < 3 {
+        // One card added, keeping a card to discard.
+        if hand.is_empty() || !keeps_a_card(hand.len() - 1) {
             return;
         }
         for (id, meld) in self.melds.iter().enumerate() {
@@ -535,17 +541,19 @@ impl<'a> Ctx<'a> {
             };
             match meld.kind {
                 MeldKind::Group(rank) => {
-                    if restricted && !meld.is_canasta() {
-                        continue;
-                    }
-                    if hand.rank_count(rank) > 0 && check_growth(rules, meld, id8, 1, 0).is_ok() {
+                    if hand.rank_count(rank) > 0
+                        && self.may_lay_after_take(Some(meld), true)
+                        && check_growth(rules, meld, id8, 1, 0).is_ok()
+                    {
                         for one in suit_choices(suits, hand, rank, 1) {
                             if !add(sink, one.iter().next().expect("one card")) {
                                 return;
                             }
                         }
                     }
-                    if !restricted && check_growth(rules, meld, id8, 0, 1).is_ok() {
+                    if self.may_lay_after_take(Some(meld), false)
+                        && check_growth(rules, meld, id8, 0, 1).is_ok()
+                    {
                         for wild in wild_cards.into_iter().flatten() {
                             if !add(sink, wild) {
                                 return;
@@ -553,7 +561,7 @@ impl<'a> Ctx<'a> {
                         }
                     }
                 }
-                MeldKind::Sequence(suit) if !restricted => {
+                MeldKind::Sequence(suit) if self.may_lay_after_take(Some(meld), true) => {
                     let Some((low, high)) = meld.sequence_ends() else {
                         continue;
                     };
@@ -569,7 +577,10 @@ impl<'a> Ctx<'a> {
                         }
                     }
                 }
-                MeldKind::Wild if !restricted && check_growth(rules, meld, id8, 0, 1).is_ok() => {
+                MeldKind::Wild
+                    if self.may_lay_after_take(Some(meld), false)
+                        && check_growth(rules, meld, id8, 0, 1).is_ok() =>
+                {
                     for wild in wild_cards.into_iter().flatten() {
                         if !add(sink, wild) {
                             return;
@@ -582,20 +593,22 @@ impl<'a> Ctx<'a> {
     }
 
     /// Every irreducible initial meld (see the documentation of [`crate::legal`]) from `avail`,
-    /// with the pile's `top` card in the first meld if given. Emits the specs and the number of
-    /// hand cards they use; with a top card, the first spec holds the hand cards melded with it
-    /// (without the top card).
+    /// with the pile's `top` card in the first meld if given, with at least the given number of
+    /// naturals of its rank from the hand (what [`Ctx::take_way`] asks of a new group). Emits
+    /// the specs and the number of hand cards they use; with a top card, the first spec holds
+    /// the hand cards melded with it (without the top card).
     ///
     /// `make` turns the specs and the number of hand cards they use into the action to hand to
     /// `sink`, or `None` to skip them; the search stops when the sink does.
     pub(super) fn initial_sets(
         &self,
         avail: &CardCounts,
-        top: Option<Card>,
+        top: Option<(Card, u8)>,
         sink: &mut Sink<'_>,
         make: &dyn Fn(&[MeldSpec], usize) -> Option<Action>,
     ) {
         let rules = self.rules;
+        let (top, top_naturals) = (top.map(|(t, _)| t), top.map_or(2, |(_, n)| n));
         let mut cands: SmallVec<[Cand; 24]> = SmallVec::new();
         if let Some(t) = top {
             cands.push(Cand::Group(t.rank()));
@@ -615,7 +628,7 @@ impl<'a> Ctx<'a> {
         }
         for r in Rank::NATURALS {
             let top_rank = top.map(|t| t.rank()) == Some(r);
-            if (!top_rank || rules.multiple_melds_per_rank) && avail.rank_count(r) >= 2 {
+            if (!top_rank || !self.one_group_per_rank()) && avail.rank_count(r) >= 2 {
                 cands.push(Cand::Group(r));
             }
         }
@@ -641,7 +654,7 @@ impl<'a> Ctx<'a> {
             cands: &cands,
             upper: &upper,
             with_top: top.is_some(),
-            top_naturals: if self.relaxed_take() { 1 } else { 2 },
+            top_naturals,
             chosen: SmallVec::new(),
         };
         let reserved = [0u8; 14];
@@ -772,7 +785,7 @@ impl<'a> Ctx<'a> {
         sink: &mut Sink<'_>,
         emit: &mut dyn FnMut(&[Choice], &mut Sink<'_>) -> bool,
     ) -> bool {
-        if value >= self.minimum {
+        if self.reaches_minimum(value) {
             // Any further meld could be taken away again: the batch is complete here, and it
             // is irreducible, since branches that could lose a card or meld were cut below.
             return emit(&s.chosen, sink);
@@ -782,7 +795,7 @@ impl<'a> Ctx<'a> {
         }
         let wild_value =
             cards.jokers() as u32 * Rank::Joker.value() + cards.twos() as u32 * Rank::Two.value();
-        if value + s.upper[from] + wild_value < self.minimum {
+        if !self.reaches_minimum(value + s.upper[from] + wild_value) {
             return true;
         }
         let range = if s.with_top && s.chosen.is_empty() {
@@ -819,9 +832,7 @@ impl<'a> Ctx<'a> {
                 s.chosen.push(c);
                 // A group may come again (several melds of one rank); other kinds too, for
                 // several sequences or wild melds.
-                let next = if self.rules.multiple_melds_per_rank
-                    || !matches!(s.cands[k], Cand::Group(_))
-                {
+                let next = if !self.one_group_per_rank() || !matches!(s.cands[k], Cand::Group(_)) {
                     k
                 } else {
                     k + 1
@@ -899,8 +910,8 @@ impl<'a> Ctx<'a> {
                 }
                 Cand::Group(rank) => {
                     let top = take as u8;
-                    // The side has not melded, so the pile is frozen for it: the top card needs
-                    // a natural pair from the hand, or one natural under Rasche g.
+                    // The top card's group takes the naturals the take needs (`take_way`); any
+                    // other group, two naturals at least (R-MELD-1).
                     let min_n = if take { s.top_naturals } else { 2 };
                     let free = cards.rank_count(rank) - reserved[rank as usize];
                     let (jokers, twos) = (cards.jokers(), cards.twos());
@@ -961,7 +972,7 @@ impl<'a> Ctx<'a> {
     /// Hands the going outs of the play phase to `emit`, in the order of the enumeration, until
     /// `emit` returns false.
     pub(super) fn go_outs(&self, emit: &mut dyn FnMut(Action) -> bool) {
-        if self.turn.ask == Ask::No {
+        if self.check_partner_lets_out().is_err() {
             return;
         }
         let hand = self.hand;
@@ -974,7 +985,7 @@ impl<'a> Ctx<'a> {
             if self.small_hand_may_reach_canastas(onto_melds) {
                 self.push_small_splits(emit, onto_melds);
             }
-        } else if !self.melded_before && !self.turn.foreign && self.concealed_possible() {
+        } else if self.may_still_go_out_concealed() && self.concealed_possible() {
             // A concealed going out of the whole hand (R-OUT-4).
             self.push_concealed(emit);
         }
@@ -1006,10 +1017,16 @@ impl<'a> Ctx<'a> {
         possible >= self.rules.canastas_to_go_out as usize
     }
 
+    /// The discards a going out may end with, in the listing's order: none first where the
+    /// rules allow it (R-OUT-1), then each kind of card held that may be discarded (R-TURN-3).
     pub(super) fn discards(&self) -> impl Iterator<Item = Option<Card>> + '_ {
-        let none = (!self.rules.go_out_requires_discard).then_some(None);
-        none.into_iter()
-            .chain(self.hand.iter_kinds().map(|(c, _)| Some(c)))
+        let none = self.may_go_out_without_discard().then_some(None);
+        none.into_iter().chain(
+            self.hand
+                .iter_kinds()
+                .filter(|&(c, _)| discardable(c))
+                .map(|(c, _)| Some(c)),
+        )
     }
 
     /// Going out with a small hand: every assignment of its cards to melds, handed to `emit`
@@ -1025,19 +1042,13 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             let mut specs: SmallVec<[MeldSpec; 6]> = SmallVec::new();
-            let bt = rest.black_threes();
-            if bt > 0 {
-                // No meld of any kind starts with fewer than three cards (R-MELD-1).
-                if bt < 3 {
-                    continue;
+            match self.black_three_meld(&rest) {
+                Err(()) => continue,
+                Ok(Some(cards)) => {
+                    rest.remove_all(&cards);
+                    specs.push(MeldSpec::new_meld(cards));
                 }
-                let mut cards = CardCounts::new();
-                for s in [Suit::Clubs, Suit::Spades] {
-                    let c = Card::new(Rank::Three, s);
-                    cards.add_n(c, rest.count(c));
-                }
-                rest.remove_all(&cards);
-                specs.push(MeldSpec::new_meld(cards));
+                Ok(None) => {}
             }
             let cards: SmallVec<[Card; 8]> = rest.iter().collect();
             let mut targets: SmallVec<[MeldTarget; 8]> = SmallVec::new();
@@ -1186,8 +1197,8 @@ impl<'a> Ctx<'a> {
                 let held = rest.remove(d);
                 debug_assert!(held, "a discard is a card of the hand");
             }
-            let below = !self.side_melded && rest.value() < self.minimum;
-            if below && self.rules.concealed_needs_minimum {
+            let below = !self.reaches_minimum(rest.value());
+            if below && self.check_out_minimum(&rest).is_err() {
                 continue;
             }
             let mut go_on = true;
@@ -1222,18 +1233,13 @@ impl<'a> Ctx<'a> {
     ) {
         let own = |m: &Meld| m.creator == self.seat;
         let mut slots: SmallVec<[Slot; 12]> = SmallVec::new();
-        let bt = rest.black_threes();
-        if bt > 0 {
-            if bt < 3 || bt > self.rules.black_three_meld_max {
-                return;
+        match self.black_three_meld(rest) {
+            Err(()) => return,
+            Ok(Some(cards)) => {
+                let len = cards.len() as u8;
+                slots.push(Slot::new(MeldSpec::new_meld(cards), 0, 0, len, false));
             }
-            let mut cards = CardCounts::new();
-            for s in [Suit::Clubs, Suit::Spades] {
-                let c = Card::new(Rank::Three, s);
-                cards.add_n(c, rest.count(c));
-            }
-            let len = cards.len() as u8;
-            slots.push(Slot::new(MeldSpec::new_meld(cards), 0, 0, len, false));
+            Ok(None) => {}
         }
         for rank in Rank::NATURALS {
             let n = rest.rank_count(rank);
@@ -1254,7 +1260,7 @@ impl<'a> Ctx<'a> {
                     let spec = MeldSpec::add_to(id as u8, cards);
                     slots.push(Slot::new(spec, 0, cap, len, meld.is_canasta()));
                 }
-                (Some(_), None) if !self.rules.multiple_melds_per_rank => return,
+                (Some(_), None) if self.one_group_per_rank() => return,
                 _ if n >= 2 => {
                     let need = 3u8.saturating_sub(n);
                     let cap = self.wild_room(rank, n, 0);
@@ -1293,7 +1299,7 @@ impl<'a> Ctx<'a> {
         }
         // Going out needs canastas (R-OUT-1): count those the split must still make.
         let have = canasta_counts(self.melds).0;
-        let wanted = self.rules.canastas_to_go_out.saturating_sub(have);
+        let wanted = self.out_needs().0.saturating_sub(have);
         let wilds = rest.wilds() as u16;
         if slots
             .first()

@@ -20,7 +20,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use smallvec::SmallVec;
 
-use super::{Ask, Ctx};
+use super::Ctx;
 use crate::action::{Action, MeldSpec, MeldTarget};
 use crate::card::{Card, CardCounts, Rank, Suit};
 use crate::game::Phase;
@@ -276,7 +276,7 @@ impl Groups<'_, '_, '_> {
         }
         let refused = self.refused;
         let rules = self.ctx.rules;
-        let several = rules.multiple_melds_per_rank;
+        let several = !self.ctx.one_group_per_rank();
         let found = if let Some(&id) = groups.get(stage) {
             // One group per rank: all its naturals go there. Several: any share, most first.
             let meld = self.ctx.melds[id as usize];
@@ -401,7 +401,7 @@ impl Groups<'_, '_, '_> {
 impl<'a> Ctx<'a> {
     /// A legal going out of the whole hand now, if any exists (see the module documentation).
     pub(super) fn find_go_out(&self) -> Option<Action> {
-        if self.phase != Phase::Play || self.turn.ask == Ask::No {
+        if self.phase != Phase::Play || self.check_partner_lets_out().is_err() {
             return None;
         }
         // The cheap tests first: they settle most positions of a bot's every turn.
@@ -469,12 +469,12 @@ impl<'a> Ctx<'a> {
                 .discards()
                 .filter(|d| match d {
                     None => forced.is_none(),
-                    Some(c) => !c.is_red_three() && forced.is_none_or(|f| f.allows(*c)),
+                    Some(c) => forced.is_none_or(|f| f.allows(*c)),
                 })
                 .collect();
         }
         let mut out = SmallVec::new();
-        if !self.rules.go_out_requires_discard && forced.is_none() {
+        if self.may_go_out_without_discard() && forced.is_none() {
             out.push(None);
         }
         for rank in Rank::ALL {
@@ -543,15 +543,14 @@ impl<'a> Ctx<'a> {
         if !sequences && need > hand.wilds() {
             return None;
         }
-        let bt = hand.black_threes();
-        let max = self.rules.black_three_meld_max;
-        let ok = match bt {
-            0 => true,
-            1 => force(Forced::Rank(Rank::Three)),
-            2 => false,
-            _ if bt <= max => true,
-            _ if bt == max + 1 => force(Forced::Rank(Rank::Three)),
-            _ => false,
+        // The black threes make one meld (R-MELD-6), or do once one of them is discarded.
+        let ok = self.black_three_meld(hand).is_ok() || {
+            let mut less = *hand;
+            [Suit::Clubs, Suit::Spades]
+                .into_iter()
+                .any(|s| less.remove(Card::new(Rank::Three, s)))
+                && self.black_three_meld(&less).is_ok()
+                && force(Forced::Rank(Rank::Three))
         };
         ok.then_some(forced)
     }
@@ -600,7 +599,7 @@ impl<'a> Ctx<'a> {
     /// A cheap bound: could the hand bring the side to the canastas it needs? Each canasta the
     /// hand completes takes at least the cards it lacks (seven for a new one).
     fn may_reach_canastas(&self) -> bool {
-        let want = self.rules.canastas_to_go_out as usize;
+        let want = self.out_needs().0 as usize;
         let have = self.melds.iter().filter(|m| m.is_canasta()).count();
         if have >= want {
             return true;
@@ -649,12 +648,11 @@ impl<'a> Ctx<'a> {
         side: &SideMelds,
         uses: Option<&[Vec<SeqUse>; 4]>,
     ) -> Option<Action> {
-        let rules = self.rules;
         if rest.red_threes() > 0 {
             return None;
         }
         // The value laid is the whole rest, however it is split.
-        if !self.side_melded && rules.concealed_needs_minimum && rest.value() < self.minimum {
+        if self.check_out_minimum(rest).is_err() {
             return None;
         }
         if self.restricted_after_take() {
@@ -663,17 +661,8 @@ impl<'a> Ctx<'a> {
         // Without sequences every natural card has a place by now: `find_go_out` skipped the
         // discards that would leave a lone card of a rank the side has no group of.
         let mut prefix: SmallVec<[MeldSpec; 8]> = SmallVec::new();
-        let bt = rest.black_threes();
-        if bt > 0 {
-            // All black threes in one meld (R-MELD-6): a second one would be refused.
-            if bt < 3 || bt > rules.black_three_meld_max {
-                return None;
-            }
-            let mut cards = CardCounts::new();
-            for s in [Suit::Clubs, Suit::Spades] {
-                let c = Card::new(Rank::Three, s);
-                cards.add_n(c, rest.count(c));
-            }
+        // All black threes in one meld (R-MELD-6): a second one would be refused.
+        if let Some(cards) = self.black_three_meld(rest).ok()? {
             prefix.push(MeldSpec::new_meld(cards));
         }
         match uses {
@@ -701,10 +690,9 @@ impl<'a> Ctx<'a> {
             if n == 0 {
                 continue;
             }
-            let id = self
-                .melds
-                .iter()
-                .position(|m| m.kind == MeldKind::Group(rank) && m.is_canasta())?;
+            let id = self.melds.iter().position(|m| {
+                m.kind == MeldKind::Group(rank) && self.may_lay_after_take(Some(m), true)
+            })?;
             melds.push(MeldSpec::add_to(id as u8, rest.of_rank(rank, n)));
         }
         let placed: usize = melds.iter().map(|m| m.cards.len()).sum();
@@ -869,7 +857,7 @@ impl<'a> Ctx<'a> {
         prefix: &mut SmallVec<[MeldSpec; 8]>,
         sambas: u8,
     ) -> Option<Action> {
-        let want = self.rules.canastas_to_go_out;
+        let want = self.out_needs().0;
         let sambas = sambas.min(want);
         let Some(suit_uses) = search.uses.get(s) else {
             let (rest, discard, side) = (search.rest, search.discard, search.side);
@@ -957,8 +945,8 @@ impl<'a> Ctx<'a> {
             jokers: rest.jokers(),
             twos: rest.of_rank(Rank::Two, rest.twos()),
             wilds,
-            want: rules.canastas_to_go_out,
-            need_natural: rules.go_out_needs_natural_canasta,
+            want: self.out_needs().0,
+            need_natural: self.out_needs().1,
             failed: Failed::default(),
             chosen: SmallVec::new(),
             refused: 0,

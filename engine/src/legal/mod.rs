@@ -35,8 +35,11 @@
 
 mod enumerate;
 mod going_out;
+mod predicates;
 
 use enumerate::Sink;
+pub(crate) use predicates::{discard_blocks, own_canasta, stop_card, went_out_concealed};
+use predicates::{discardable, keeps_a_card};
 
 use smallvec::SmallVec;
 
@@ -400,20 +403,21 @@ impl<'a> LegalChoices<'a> {
         s.complete = complete;
         match c.phase {
             Phase::Draw => {
-                s.can_draw = c.stock_len > 0;
-                s.can_decline_pile = c.stock_len == 0 && c.check_decline().is_ok();
+                s.can_draw = c.check_draw().is_ok();
+                s.can_decline_pile = c.check_decline().is_ok();
             }
             Phase::Play => {
                 s.can_ask_partner = c.check_ask().is_ok();
-                s.can_discard = c.hand.len() >= 2;
+                s.can_discard = !c.discard_is_going_out();
                 // Exact for every hand (the list shows going outs of small hands only).
                 s.can_go_out = c.find_go_out().is_some();
             }
             Phase::Answer => s.must_answer = true,
             Phase::Over => {}
         }
+        // R-STOCK-1: no stock to draw from, no declining, and some way to take the pile.
         s.must_take_pile = c.phase == Phase::Draw
-            && c.stock_len == 0
+            && !s.can_draw
             && !s.pile_takes.is_empty()
             && !s.can_decline_pile;
         s.meld_ranks.sort();
@@ -458,78 +462,6 @@ fn plus(a: &CardCounts, b: &CardCounts) -> CardCounts {
 }
 
 impl<'a> Ctx<'a> {
-    fn frozen_for_me(&self) -> bool {
-        self.pile_frozen || !self.side_melded
-    }
-
-    /// The pile may be taken for an initial meld with one natural and a wild card (Rasche g),
-    /// unless a wild card or red three freezes it.
-    fn relaxed_take(&self) -> bool {
-        self.rules.initial_take_without_pair && !self.pile_frozen && !self.side_melded
-    }
-
-    fn top_blocks(&self, top: Card) -> bool {
-        self.pile_blocked || top.is_wild() || top.is_black_three()
-    }
-
-    /// Samba (seed 003): while the top card could be added to one of the side's canastas, only
-    /// a natural pair from the hand takes the pile, whatever else the top card could join.
-    fn top_needs_pair(&self, top: Card) -> bool {
-        self.rules.pair_if_top_fits_canasta
-            && self.melds.iter().enumerate().any(|(id, m)| {
-                m.is_canasta() && check_addition(self.rules, m, id as u8, &single(top)).is_ok()
-            })
-    }
-
-    /// The side's first group of this rank.
-    fn group_of(&self, rank: Rank) -> Option<usize> {
-        self.melds
-            .iter()
-            .position(|m| m.kind == MeldKind::Group(rank))
-    }
-
-    /// After taking the pile under rules without melding after a take (Swiss), only natural
-    /// cards may still be laid, onto the side's canastas of their rank (seed 004).
-    fn restricted_after_take(&self) -> bool {
-        !self.rules.meld_after_take && self.turn.took_pile
-    }
-
-    fn allowed_after_take(&self, spec: &MeldSpec) -> bool {
-        let MeldTarget::Existing(id) = spec.target else {
-            return false;
-        };
-        let Some(meld) = self.melds.get(id as usize) else {
-            return false;
-        };
-        meld.is_canasta()
-            && meld
-                .rank()
-                .is_some_and(|r| spec.cards.rank_count(r) as usize == spec.cards.len())
-    }
-
-    /// Whether the side may go out with this many canastas afterwards (R-OUT-1, R-OUT-3).
-    fn go_out_allowed(&self, canastas: u8, natural_canastas: u8) -> Result<(), RuleError> {
-        if self.turn.ask == Ask::No {
-            return Err(RuleError::PartnerSaidNo);
-        }
-        if canastas < self.rules.canastas_to_go_out {
-            return Err(RuleError::NotEnoughCanastas {
-                have: canastas,
-                need: self.rules.canastas_to_go_out,
-            });
-        }
-        if self.rules.go_out_needs_natural_canasta && natural_canastas == 0 {
-            return Err(RuleError::NeedNaturalCanasta);
-        }
-        Ok(())
-    }
-
-    /// The fewest cards a player may keep after a take or meld if he is to go out next: none,
-    /// or one when going out must end with a discard.
-    fn out_floor(&self) -> usize {
-        self.rules.go_out_requires_discard as usize
-    }
-
     fn wrong_phase(&self, action: &Action) -> RuleError {
         RuleError::WrongPhase {
             phase: self.phase,
@@ -551,12 +483,7 @@ impl<'a> Ctx<'a> {
             return Err(self.wrong_phase(action));
         }
         match action {
-            Action::DrawStock => {
-                if self.stock_len == 0 {
-                    return Err(RuleError::StockEmpty);
-                }
-                Ok(())
-            }
+            Action::DrawStock => self.check_draw(),
             Action::TakePile { top, melds } => self.check_take(top, melds).map(|_| ()),
             Action::DeclinePile => self.check_decline(),
             Action::Meld { melds } => self.check_meld(melds),
@@ -609,7 +536,7 @@ impl<'a> Ctx<'a> {
                 }
             }
         };
-        let one_per_rank = !self.rules.multiple_melds_per_rank;
+        let one_per_rank = self.one_group_per_rank();
         for (i, s) in specs.iter().enumerate() {
             match s.target {
                 MeldTarget::New => {
@@ -618,7 +545,7 @@ impl<'a> Ctx<'a> {
                         return Err(RuleError::BlackThreesOnlyGoingOut);
                     }
                     if let MeldKind::Group(rank) = kind
-                        && one_per_rank
+                        && !self.may_start_group(rank)
                         && let Some(id) = self.group_of(rank)
                     {
                         return Err(RuleError::RankAlreadyMelded {
@@ -660,13 +587,7 @@ impl<'a> Ctx<'a> {
 
     /// Checks taking the pile; returns the cards left in hand afterwards.
     fn check_take(&self, top_use: &TopMeld, extras: &[MeldSpec]) -> Result<usize, RuleError> {
-        let top = *self.pile.last().ok_or(RuleError::PileEmpty)?;
-        if self.top_blocks(top) {
-            return Err(RuleError::PileBlocked { top });
-        }
-        if self.rules.one_card_pile_rule && self.hand.len() == 1 && self.pile.len() == 1 {
-            return Err(RuleError::OneCardPile);
-        }
+        let top = self.open_pile()?;
         if let Some((card, held)) = self.hand.first_missing(&top_use.cards) {
             return Err(RuleError::CardNotHeld { card, held });
         }
@@ -683,36 +604,7 @@ impl<'a> Ctx<'a> {
         let kind = target.map_or(MeldKind::Group(rank), |m| m.kind);
         check_fits(kind, &top_use.cards)?;
         let naturals = top_use.cards.rank_count(rank);
-        if self.frozen_for_me() && naturals < 2 && !(self.relaxed_take() && naturals == 1) {
-            return Err(RuleError::PileFrozen { top, naturals });
-        }
-        if naturals < 2 && self.top_needs_pair(top) {
-            return Err(RuleError::PileTakeForbidden {
-                top,
-                why: "the top card could be added to one of your side's canastas, so only a natural pair from the hand takes the pile under these rules",
-            });
-        }
-        match target {
-            None if naturals == 0 => {
-                return Err(RuleError::TopCardNotMelded {
-                    top,
-                    with_wild: self.rules.pile_with_natural_and_wild,
-                });
-            }
-            None if naturals < 2 && !self.rules.pile_with_natural_and_wild => {
-                return Err(RuleError::PileTakeForbidden {
-                    top,
-                    why: "one natural card and a wild card do not take the pile under these rules",
-                });
-            }
-            Some(meld) if meld.is_canasta() && !self.rules.pile_onto_canasta => {
-                return Err(RuleError::PileTakeForbidden {
-                    top,
-                    why: "the top card may not be added to a canasta under these rules",
-                });
-            }
-            _ => {}
-        }
+        self.take_way(&self.pile_facts(top), target, naturals)?;
         let mut specs: SmallVec<[MeldSpec; 4]> = SmallVec::new();
         specs.push(MeldSpec {
             target: top_use.target,
@@ -722,31 +614,15 @@ impl<'a> Ctx<'a> {
         let mut avail = *self.hand;
         avail.add(top);
         let info = self.check_batch(&avail, &specs, false)?;
-        if !self.side_melded {
-            // R-INIT-3: the top card and the hand cards laid with it count, the rest of the
-            // pile never does.
-            let value = info.cards.value();
-            if value < self.minimum {
-                return Err(RuleError::BelowMinimum {
-                    value,
-                    minimum: self.minimum,
-                });
-            }
-        }
-        let rest = &self.pile[..self.pile.len() - 1];
-        let red_threes = rest.iter().filter(|c| c.is_red_three()).count();
-        let left = self.hand.len() + 1 - info.cards.len() + rest.len() - red_threes;
-        if left < 2 {
-            let could = left >= self.out_floor()
-                && self
-                    .go_out_allowed(info.canastas, info.natural_canastas)
-                    .is_ok();
-            if !could {
-                return Err(RuleError::MustKeepCard {
-                    left: left as u8,
-                    could_go_out: false,
-                });
-            }
+        // R-INIT-3: the top card and the hand cards laid with it count, the rest of the pile
+        // never does.
+        self.check_minimum(&info.cards)?;
+        let left = self.cards_after_take(info.cards.len() - 1);
+        if !keeps_a_card(left) && !self.could_go_out_after(left, &info) {
+            return Err(RuleError::MustKeepCard {
+                left: left as u8,
+                could_go_out: false,
+            });
         }
         Ok(left)
     }
@@ -791,40 +667,27 @@ impl<'a> Ctx<'a> {
         if melds.is_empty() {
             return Err(RuleError::EmptyMeld);
         }
-        if self.restricted_after_take() && !melds.iter().all(|m| self.allowed_after_take(m)) {
-            return Err(RuleError::NoMeldAfterTake);
-        }
+        self.check_after_take(melds)?;
         let info = self.check_batch(self.hand, melds, false)?;
-        if !self.side_melded {
-            let value = info.cards.value();
-            if value < self.minimum {
-                return Err(RuleError::BelowMinimum {
-                    value,
-                    minimum: self.minimum,
-                });
-            }
-        }
+        self.check_minimum(&info.cards)?;
         let left = self.hand.len() - info.cards.len();
-        if left < 2 {
+        if !keeps_a_card(left) {
             return Err(RuleError::MustKeepCard {
                 left: left as u8,
-                could_go_out: left >= self.out_floor()
-                    && self
-                        .go_out_allowed(info.canastas, info.natural_canastas)
-                        .is_ok(),
+                could_go_out: self.could_go_out_after(left, &info),
             });
         }
         Ok(())
     }
 
     fn check_discard(&self, card: Card) -> Result<(), RuleError> {
-        if card.is_red_three() {
+        if !discardable(card) {
             return Err(RuleError::RedThree);
         }
         if self.hand.count(card) == 0 {
             return Err(RuleError::CardNotHeld { card, held: 0 });
         }
-        if self.hand.len() < 2 {
+        if self.discard_is_going_out() {
             let (c, n) = canasta_counts(self.melds);
             return Err(RuleError::DiscardLastCard {
                 could_go_out: self.go_out_allowed(c, n).is_ok(),
@@ -835,20 +698,16 @@ impl<'a> Ctx<'a> {
 
     /// Checks going out; returns the canastas of the side afterwards.
     fn check_go_out(&self, melds: &[MeldSpec], discard: Option<Card>) -> Result<u8, RuleError> {
-        if self.turn.ask == Ask::No {
-            return Err(RuleError::PartnerSaidNo);
-        }
-        if self.rules.go_out_requires_discard && discard.is_none() {
+        self.check_partner_lets_out()?;
+        if discard.is_none() && !self.may_go_out_without_discard() {
             return Err(RuleError::GoOutNeedsDiscard);
         }
-        if self.restricted_after_take() && !melds.iter().all(|m| self.allowed_after_take(m)) {
-            return Err(RuleError::NoMeldAfterTake);
-        }
+        self.check_after_take(melds)?;
         let info = self.check_batch(self.hand, melds, true)?;
         let mut rest = *self.hand;
         rest.remove_all(&info.cards);
         if let Some(d) = discard {
-            if d.is_red_three() {
+            if !discardable(d) {
                 return Err(RuleError::RedThree);
             }
             if !rest.remove(d) {
@@ -863,18 +722,8 @@ impl<'a> Ctx<'a> {
                 left: rest.len() as u8,
             });
         }
-        // A side that has not melded goes out concealed, which needs no minimum (R-INIT-5)
-        // unless the rules say so (Samba); a side that took the pile this turn has melded.
-        if !self.side_melded && self.rules.concealed_needs_minimum {
-            let value = info.cards.value();
-            if value < self.minimum {
-                return Err(RuleError::BelowMinimum {
-                    value,
-                    minimum: self.minimum,
-                });
-            }
-        }
-        self.go_out_allowed(info.canastas, info.natural_canastas)?;
+        self.check_out_minimum(&info.cards)?;
+        self.check_out_canastas(info.canastas, info.natural_canastas)?;
         Ok(info.canastas)
     }
 
