@@ -317,8 +317,11 @@ impl<'a> Ctx<'a> {
                 }
                 self.push_melds(sink);
                 if !self.discard_is_going_out() {
+                    // Red threes never stay in a hand (R-RED-1 to R-RED-3): only a hand that
+                    // holds one (an edited view) asks which cards may be discarded.
+                    let red = self.hand.red_threes() > 0;
                     for (card, _) in self.hand.iter_kinds() {
-                        if discardable(card) && !sink.push(Action::Discard { card }) {
+                        if (!red || discardable(card)) && !sink.push(Action::Discard { card }) {
                             return;
                         }
                     }

@@ -627,6 +627,7 @@ impl<'a> Ctx<'a> {
         Ok(left)
     }
 
+    #[inline]
     fn check_decline(&self) -> Result<(), RuleError> {
         if self.stock_len > 0 {
             return Err(RuleError::StockNotEmpty);

@@ -34,6 +34,7 @@ pub(crate) fn stop_card(card: Card) -> bool {
 /// to one of his side's canastas, when he is an opponent (`next_opponent_melds` gives his side's
 /// melds then, `None` for a partner); under the Swiss rule (seed 004), a natural card of a rank
 /// of which a canasta lies anywhere on the table (`table`: every side's melds).
+#[inline]
 pub(crate) fn discard_blocks<'m>(
     rules: &Rules,
     card: Card,
@@ -137,6 +138,7 @@ impl Ctx<'_> {
     }
 
     /// The facts of [`PileFacts`] for the top card `top`.
+    #[inline]
     pub(super) fn pile_facts(&self, top: Card) -> PileFacts {
         PileFacts {
             top,
