@@ -76,6 +76,20 @@ pub struct Meld {
 /// many.
 pub const CANASTA_LEN: usize = 7;
 
+/// A meld has at least this many cards (R-MELD-1): a group, and so a sequence (R-SAMBA-3), a
+/// meld of wild cards (R-SAMBA-9) and the black threes laid going out (R-MELD-6). The checks
+/// below and every search that skips what they would refuse read it here.
+pub const MELD_MIN_LEN: usize = 3;
+
+/// A group holds at least this many natural cards (R-MELD-1).
+pub const GROUP_MIN_NATURALS: u8 = 2;
+
+/// The wild cards a group of `naturals` natural cards needs at least to reach
+/// [`MELD_MIN_LEN`] cards.
+pub const fn group_wilds_needed(naturals: u8) -> u8 {
+    (MELD_MIN_LEN as u8).saturating_sub(naturals)
+}
+
 impl Meld {
     /// Number of cards.
     pub fn len(&self) -> usize {
@@ -199,7 +213,10 @@ pub fn check_shape(rules: &Rules, kind: MeldKind, cards: &CardCounts) -> Result<
     match kind {
         MeldKind::BlackThrees => {
             let n = cards.black_threes();
-            if n < 3 || n > rules.black_three_meld_max || cards.len() != n as usize {
+            if (n as usize) < MELD_MIN_LEN
+                || n > rules.black_three_meld_max
+                || cards.len() != n as usize
+            {
                 return Err(RuleError::BadBlackThreeMeld {
                     count: n,
                     max: rules.black_three_meld_max,
@@ -220,7 +237,7 @@ pub fn check_shape(rules: &Rules, kind: MeldKind, cards: &CardCounts) -> Result<
             if ranks.len() != cards.len() || !consecutive || !one_each {
                 return Err(RuleError::NotASequence);
             }
-            if cards.len() < 3 {
+            if cards.len() < MELD_MIN_LEN {
                 return Err(RuleError::MeldTooSmall {
                     len: cards.len() as u8,
                 });
@@ -231,7 +248,7 @@ pub fn check_shape(rules: &Rules, kind: MeldKind, cards: &CardCounts) -> Result<
             Ok(())
         }
         MeldKind::Wild => {
-            if cards.len() < 3 {
+            if cards.len() < MELD_MIN_LEN {
                 return Err(RuleError::MeldTooSmall {
                     len: cards.len() as u8,
                 });
@@ -252,10 +269,10 @@ pub fn check_group_counts(
     wilds: u8,
 ) -> Result<(), RuleError> {
     let len = naturals as u16 + wilds as u16;
-    if len < 3 {
+    if len < MELD_MIN_LEN as u16 {
         return Err(RuleError::MeldTooSmall { len: len as u8 });
     }
-    if naturals < 2 {
+    if naturals < GROUP_MIN_NATURALS {
         return Err(RuleError::TooFewNaturals { rank });
     }
     if wilds > rules.max_wilds {

@@ -15,16 +15,21 @@
 //! polynomial in the size of the hand, and a bound on the sequences tried per search keeps
 //! even an absurd Samba hand fast (no hand a deal produces comes near it).
 
+mod list;
+
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use smallvec::SmallVec;
 
-use super::Ctx;
+use super::{Ctx, discardable};
 use crate::action::{Action, MeldSpec, MeldTarget};
 use crate::card::{Card, CardCounts, Rank, Suit};
 use crate::game::Phase;
-use crate::meld::{CANASTA_LEN, MeldKind, check_group_counts, check_growth};
+use crate::meld::{
+    CANASTA_LEN, GROUP_MIN_NATURALS, MELD_MIN_LEN, MeldKind, check_group_counts, check_growth,
+    group_wilds_needed,
+};
 
 /// Most nodes of the sequence search (all suits together) in one search: far above what a
 /// hand of a real deal needs (a suit rarely holds more than a few cards), a guard against
@@ -224,7 +229,7 @@ impl Groups<'_, '_, '_> {
                 // number of three or more splits into such melds, with as many canastas of
                 // seven as leave no remainder of one or two.
                 let left = self.wilds - used;
-                if left > 0 && left < 3 {
+                if left > 0 && (left as usize) < MELD_MIN_LEN {
                     return false;
                 }
                 let mut sevens = left / 7;
@@ -407,7 +412,7 @@ impl<'a> Ctx<'a> {
         // The cheap tests first: they settle most positions of a bot's every turn.
         let grouped = self.grouped_ranks();
         let forced = self.forced_discard(grouped)?;
-        if !self.may_reach_canastas() {
+        if !self.may_reach_canastas(true) {
             return None;
         }
         // The natural cards: the hand without its wild cards and threes.
@@ -454,33 +459,57 @@ impl<'a> Ctx<'a> {
         None
     }
 
-    /// The discards worth trying (`None`: going out without one). With sequences, every card
-    /// held. Without, one card per rank (suits change nothing), only of the `forced` rank if
-    /// there is one, and none that would leave a lone card of a rank no group of the side
-    /// takes (one of a pair).
+    /// The discards a going out may end with, in the listing's order: none first where the
+    /// rules allow it (R-OUT-1), then each kind of card held that may be discarded (R-TURN-3).
+    pub(super) fn discards(&self) -> impl Iterator<Item = Option<Card>> + '_ {
+        let none = self.may_go_out_without_discard().then_some(None);
+        none.into_iter().chain(
+            self.hand
+                .iter_kinds()
+                .filter(|&(c, _)| discardable(c))
+                .map(|(c, _)| Some(c)),
+        )
+    }
+
+    /// Whether a going out may end with `discard` (`None`: without one), given the discard
+    /// `forced` by [`Ctx::forced_discard`] and the ranks the side has groups of that the going
+    /// out may add to (`grouped`, see [`bit`]): without a discard only where the rules allow it
+    /// (R-OUT-1) and none is forced; else only the forced discard if there is one, and (without
+    /// sequences) none that would leave a lone card of a rank no group takes, as a discard from
+    /// a pair does (R-MELD-1).
+    fn may_end_with(&self, discard: Option<Card>, forced: Option<Forced>, grouped: u16) -> bool {
+        match discard {
+            None => self.may_go_out_without_discard() && forced.is_none(),
+            Some(c) => {
+                forced.is_none_or(|f| f.allows(c))
+                    && (self.rules.sequences
+                        || !c.is_natural()
+                        || self.hand.rank_count(c.rank()) != 2
+                        || grouped & bit(c.rank()) != 0)
+            }
+        }
+    }
+
+    /// The discards worth trying for the search: those [`Ctx::may_end_with`] allows, and
+    /// without sequences one card per rank (suits change nothing; black threes are alike).
     fn discard_choices(
         &self,
         forced: Option<Forced>,
         grouped: u16,
     ) -> SmallVec<[Option<Card>; 16]> {
         let hand = self.hand;
-        if self.rules.sequences {
-            return self
-                .discards()
-                .filter(|d| match d {
-                    None => forced.is_none(),
-                    Some(c) => forced.is_none_or(|f| f.allows(*c)),
-                })
-                .collect();
-        }
         let mut out = SmallVec::new();
-        if self.may_go_out_without_discard() && forced.is_none() {
+        if self.rules.sequences {
+            out.extend(
+                self.discards()
+                    .filter(|&d| self.may_end_with(d, forced, grouped)),
+            );
+            return out;
+        }
+        if self.may_end_with(None, forced, grouped) {
             out.push(None);
         }
         for rank in Rank::ALL {
-            if forced.is_some_and(|f| f != Forced::Rank(rank)) {
-                continue;
-            }
             let card = if rank == Rank::Three {
                 [Suit::Clubs, Suit::Spades]
                     .map(|s| Card::new(Rank::Three, s))
@@ -489,11 +518,12 @@ impl<'a> Ctx<'a> {
             } else {
                 hand.any_of_rank(rank)
             };
-            let Some(card) = card else { continue };
-            if card.is_natural() && hand.rank_count(rank) == 2 && grouped & bit(rank) == 0 {
-                continue;
+            if let Some(card) = card
+                && discardable(card)
+                && self.may_end_with(Some(card), forced, grouped)
+            {
+                out.push(Some(card));
             }
-            out.push(Some(card));
         }
         out
     }
@@ -515,16 +545,16 @@ impl<'a> Ctx<'a> {
                 true
             }
         };
-        // Wild cards the new groups need to reach three cards (R-MELD-1): more than the hand
-        // holds, and going out is impossible whatever the discard.
+        // Wild cards the new groups need to reach their fewest cards (R-MELD-1): more than the
+        // hand holds, and going out is impossible whatever the discard.
         let mut need = 0u8;
         for rank in Rank::NATURALS {
             let n = hand.rank_count(rank);
-            if n == 0 || n >= 3 || grouped & bit(rank) != 0 {
+            if n == 0 || group_wilds_needed(n) == 0 || grouped & bit(rank) != 0 {
                 continue;
             }
-            if n == 2 {
-                need += 1;
+            if n >= GROUP_MIN_NATURALS {
+                need += group_wilds_needed(n);
                 continue;
             }
             let lone = if sequences {
@@ -575,7 +605,7 @@ impl<'a> Ctx<'a> {
         while held(high + 1) {
             high += 1;
         }
-        if high - low + 1 >= 3 {
+        if (high - low + 1) as usize >= MELD_MIN_LEN {
             return true;
         }
         self.melds.iter().any(|m| {
@@ -596,9 +626,11 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    /// A cheap bound: could the hand bring the side to the canastas it needs? Each canasta the
-    /// hand completes takes at least the cards it lacks (seven for a new one).
-    fn may_reach_canastas(&self) -> bool {
+    /// A cheap bound: could the hand bring the side to the canastas it needs to go out
+    /// (R-OUT-1)? Each canasta the hand completes takes at least the cards it lacks, from the
+    /// hand's cards that fit the meld (only where the going out may add to melds:
+    /// `onto_melds`), and a new one seven.
+    fn may_reach_canastas(&self, onto_melds: bool) -> bool {
         let want = self.out_needs().0 as usize;
         let have = self.melds.iter().filter(|m| m.is_canasta()).count();
         if have >= want {
@@ -610,7 +642,7 @@ impl<'a> Ctx<'a> {
         let mut lacks: SmallVec<[usize; 16]> = self
             .melds
             .iter()
-            .filter(|m| !m.is_canasta())
+            .filter(|m| onto_melds && !m.is_canasta())
             .filter_map(|m| {
                 let lack = CANASTA_LEN - m.len();
                 let fitting = match m.kind {
@@ -904,13 +936,13 @@ impl<'a> Ctx<'a> {
         let wilds = rest.wilds();
         let mut units: SmallVec<[Unit; 16]> = SmallVec::new();
         let (mut canastas, mut natural) = (sambas, sambas > 0);
-        // Wild cards each new group needs to reach three cards: more than the hand holds, and
-        // no split exists (a cheap test that settles most small hands).
+        // Wild cards each new group needs to reach its fewest cards: more than the hand holds,
+        // and no split exists (a cheap test that settles most small hands).
         let mut need = 0u8;
         for (rank, groups) in Rank::NATURALS.into_iter().zip(&side.groups) {
             let n = naturals.rank_count(rank);
-            if groups.is_empty() {
-                need = need.saturating_add(3u8.saturating_sub(n).min(3 * (n > 0) as u8));
+            if groups.is_empty() && n > 0 {
+                need = need.saturating_add(group_wilds_needed(n));
             }
             if n > 0 || (wilds > 0 && !groups.is_empty()) {
                 units.push(Unit::Rank { rank, naturals: n });
@@ -956,5 +988,150 @@ impl<'a> Ctx<'a> {
         };
         search.unit(0, 0, canastas.min(search.want), natural);
         search.found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The quick tests the search and the listing of going outs share: each must only skip
+    //! what the check would refuse (the property tests compare both with a brute force), and
+    //! must skip it, or the searches slow down.
+
+    use super::*;
+    use crate::card::parse_cards;
+    use crate::legal::TurnFlags;
+    use crate::meld::Meld;
+    use crate::rules::{Preset, RuleSpec, Rules};
+    use crate::table::Seat;
+
+    fn cards(text: &str) -> CardCounts {
+        CardCounts::from_cards(parse_cards(text).unwrap())
+    }
+
+    fn group(rank: Rank, text: &str) -> Meld {
+        Meld {
+            kind: MeldKind::Group(rank),
+            cards: cards(text),
+            creator: Seat(0),
+        }
+    }
+
+    fn ctx<'a>(rules: &'a Rules, hand: &'a CardCounts, melds: &'a [Meld]) -> Ctx<'a> {
+        Ctx {
+            rules,
+            seat: Seat(0),
+            phase: Phase::Play,
+            hand,
+            melds,
+            side_melded: true,
+            minimum: 50,
+            pile: &[],
+            pile_frozen: false,
+            pile_blocked: false,
+            stock_len: 10,
+            partner: Some(Seat(2)),
+            melded_before: true,
+            turn: TurnFlags::default(),
+        }
+    }
+
+    fn rules(preset: Preset) -> Rules {
+        Rules::new(&RuleSpec::new(preset, 4)).unwrap()
+    }
+
+    // R-OUT-1: where going out must end with a discard (Swiss), no search tries going out
+    // without one (every such candidate would be refused, one by one).
+    #[test]
+    fn r_out_1_no_search_without_a_discard_where_one_is_required() {
+        let hand = cards("KS KH KD 5C 5D 5H");
+        for (preset, without) in [(Preset::Official, true), (Preset::Swiss, false)] {
+            let r = rules(preset);
+            let c = ctx(&r, &hand, &[]);
+            assert_eq!(c.may_end_with(None, None, 0), without, "{preset}");
+            assert_eq!(c.discards().next() == Some(None), without, "{preset}");
+            assert_eq!(
+                c.discard_choices(None, 0).contains(&None),
+                without,
+                "{preset}"
+            );
+        }
+    }
+
+    // R-MELD-1: a lone natural card of a rank no group takes must be the discard; two such
+    // cards, or pairs needing more wild cards than the hand holds, leave no going out.
+    #[test]
+    fn r_meld_1_lone_cards_force_the_discard() {
+        let official = rules(Preset::Official);
+        let kings = [group(Rank::King, "KS KH KD")];
+        let hand = cards("5C 5D 5H 9S");
+        let c = ctx(&official, &hand, &[]);
+        assert_eq!(c.forced_discard(0), Some(Some(Forced::Rank(Rank::Nine))));
+        assert!(c.may_end_with(
+            Some(Card::new(Rank::Nine, Suit::Spades)),
+            c.forced_discard(0).unwrap(),
+            0
+        ));
+        assert!(!c.may_end_with(
+            Some(Card::new(Rank::Five, Suit::Clubs)),
+            c.forced_discard(0).unwrap(),
+            0
+        ));
+        let two_lone = cards("5C 5D 5H 9S KS");
+        assert_eq!(ctx(&official, &two_lone, &[]).forced_discard(0), None);
+        // A king goes onto the side's group of kings, when the going out may add to it.
+        let c = ctx(&official, &two_lone, &kings);
+        let grouped = c.grouped_ranks();
+        assert_eq!(
+            c.forced_discard(grouped),
+            Some(Some(Forced::Rank(Rank::Nine)))
+        );
+        assert_eq!(c.forced_discard(0), None);
+        // Two pairs need two wild cards; one is held.
+        let pairs = cards("5C 5D 9S 9H Jk KS KH KD");
+        assert_eq!(ctx(&official, &pairs, &[]).forced_discard(0), None);
+        let pairs = cards("5C 5D 9S 9H Jk 2C KS KH KD");
+        assert_eq!(ctx(&official, &pairs, &[]).forced_discard(0), Some(None));
+        // A discard from an ungrouped pair leaves a lone card.
+        let c = ctx(&official, &pairs, &[]);
+        assert!(!c.may_end_with(Some(Card::new(Rank::Five, Suit::Clubs)), None, 0));
+        assert!(c.may_end_with(Some(Card::new(Rank::King, Suit::Spades)), None, 0));
+    }
+
+    // R-MELD-6: one or two black threes too many must be discarded, or make no meld.
+    #[test]
+    fn r_meld_6_black_threes_force_the_discard() {
+        let official = rules(Preset::Official);
+        let three = Some(Some(Forced::Rank(Rank::Three)));
+        for (text, forced) in [
+            ("3C KS KH KD", three),
+            ("3C 3S KS KH KD", None),
+            ("3C 3S 3S KS KH KD", Some(None)),
+            ("3C 3C 3S 3S KS KH KD", Some(None)),
+            ("3C 3C 3S 3S 3C KS KH KD", three),
+            ("3C 3C 3S 3S 3C 3S KS KH KD", None),
+        ] {
+            let hand = cards(text);
+            assert_eq!(
+                ctx(&official, &hand, &[]).forced_discard(0),
+                forced,
+                "{text}"
+            );
+        }
+    }
+
+    // R-OUT-1: the canastas a hand can bring, counting melds it completes only where the
+    // going out may add to them.
+    #[test]
+    fn r_out_1_canastas_within_reach() {
+        let official = rules(Preset::Official);
+        let six = [group(Rank::King, "KS KH KD KC KS KH")];
+        let hand = cards("KD 5C 5D 5H");
+        let c = ctx(&official, &hand, &six);
+        assert!(c.may_reach_canastas(true));
+        assert!(!c.may_reach_canastas(false));
+        let far = [group(Rank::King, "KS KH KD")];
+        assert!(!ctx(&official, &hand, &far).may_reach_canastas(true));
+        let canasta = [group(Rank::King, "KS KH KD KC KS KH KD")];
+        assert!(ctx(&official, &hand, &canasta).may_reach_canastas(false));
     }
 }

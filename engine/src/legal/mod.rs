@@ -50,8 +50,8 @@ use crate::card::{Card, CardCounts, Rank, Suit};
 use crate::error::RuleError;
 use crate::game::Phase;
 use crate::meld::{
-    CanastaKind, Meld, MeldId, MeldKind, canasta_of, check_addition, check_fits, check_new,
-    kind_of_new,
+    CanastaKind, GROUP_MIN_NATURALS, MELD_MIN_LEN, Meld, MeldId, MeldKind, canasta_of,
+    check_addition, check_fits, check_new, kind_of_new,
 };
 use crate::rules::Rules;
 use crate::stamp::{Lineage, Stamp};
@@ -332,7 +332,7 @@ impl<'a> LegalChoices<'a> {
         let unmelded = c.phase == Phase::Play && !c.side_melded;
         let ranks_possible = Rank::NATURALS
             .iter()
-            .filter(|&&r| c.hand.rank_count(r) >= 2)
+            .filter(|&&r| c.hand.rank_count(r) >= GROUP_MIN_NATURALS)
             .count();
         // Without sequences no suit can start one: the stop must not wait for them.
         let suits_possible = if c.rules.sequences {
@@ -340,7 +340,7 @@ impl<'a> LegalChoices<'a> {
         } else {
             0
         };
-        let wilds_possible = c.rules.wild_canastas && c.hand.wilds() >= 3;
+        let wilds_possible = c.rules.wild_canastas && c.hand.wilds() as usize >= MELD_MIN_LEN;
         let mut fold = |a: &Action| {
             match a {
                 Action::TakePile { top, melds } => {
