@@ -13,8 +13,8 @@ use crate::card::{Card, CardCounts, Rank, Suit, pack};
 use crate::error::RuleError;
 use crate::event::{DealFinish, DealStart, Event, Placed, PlacedList, RedThreeSource};
 use crate::legal::{
-    Ask, Choice, Ctx, LegalChoices, TurnFlags, discard_blocks, own_canasta, stop_card,
-    went_out_concealed,
+    Ask, Choice, Ctx, LegalChoices, TurnFlags, discard_blocks, freezes_pile, own_canasta,
+    stop_card, went_out_concealed,
 };
 use crate::meld::{Meld, MeldKind, kind_of_new};
 use crate::rng::Xoshiro256;
@@ -744,7 +744,7 @@ impl Game {
 
     fn discard(&mut self, seat: Seat, card: Card, ev: &mut Vec<Event>) {
         self.d.pile.push(card);
-        if card.is_wild() {
+        if freezes_pile(card) {
             self.d.pile_frozen = true;
         }
         // R-TURN-4: what the card blocks for the next player.
@@ -930,7 +930,7 @@ impl Game {
                 break;
             }
         }
-        d.pile_frozen = d.pile.iter().any(|c| c.is_wild() || c.is_red_three());
+        d.pile_frozen = d.pile.iter().any(|&c| freezes_pile(c));
         d.pile_blocked = d.pile.last().is_some_and(|&c| stop_card(c));
         let players = self.table.players() as usize;
         let in_deal = |s: usize| chairs.chair_of(Seat(s as u8)).is_some();

@@ -5,8 +5,46 @@
 //! and guards [`crate::Game::apply`]. It reads only public facts and the acting seat's own hand,
 //! so it runs the same on the referee's game and on a seat's [`crate::View`].
 //!
-//! This file holds the checks; `enumerate.rs` lists the legal actions; `going_out.rs` answers
-//! "can I go out now?" exactly, whatever the size of the hand.
+//! # Layout: one place for each rule
+//!
+//! - `predicates.rs`: the rules of a turn, one predicate each. The checks call them and turn
+//!   their answer into a [`RuleError`]; the searches call the same predicates to skip what the
+//!   checks would refuse. A rule change is an edit there.
+//! - This file: the checks, built from the predicates ([`LegalChoices::check`]), and the
+//!   summary of a prompt.
+//! - `enumerate.rs`: the listing in canonical form (below): draws, takes, melds, discards.
+//! - `going_out.rs`: "can I go out now?", answered exactly by a search over the ways to lay
+//!   the whole hand, and the quick tests every going-out search shares (the discards a going
+//!   out may end with, the canastas within reach); `going_out/list.rs`: the going outs the
+//!   listing shows. The two searches answer different questions (one going out of any hand,
+//!   found fast; every canonical going out of a small hand, or the concealed ones), so they
+//!   differ in how they walk; both hand every candidate to the check, which stays the judge, and
+//!   the property tests compare them with a brute force.
+//!
+//! Where each rule is decided (the ids are those of `docs/rules.md`):
+//!
+//! | Rule | Where |
+//! |---|---|
+//! | R-MELD-1, R-MELD-3 to R-MELD-7, R-SAMBA-3, R-SAMBA-4, R-SAMBA-9: what a meld is, what may be added to one | [`crate::meld`] (`check_new`, `check_addition`, `check_growth`, `check_group_counts`, `check_shape`; the sizes `MELD_MIN_LEN`, `GROUP_MIN_NATURALS`, `CANASTA_LEN`) |
+//! | R-MELD-2: one group of a rank (Samba and Swiss: several) | `one_group_per_rank`, `may_start_group` |
+//! | R-MELD-6: black threes, only going out, in one meld | `check_batch` (this file); `black_three_meld` for the searches |
+//! | R-INIT-1 to R-INIT-4: the initial meld's minimum | `reaches_minimum`, `check_minimum` |
+//! | R-INIT-5, R-OUT-4: the minimum of a concealed going out (Samba, Swiss: it applies) | `check_out_minimum` |
+//! | R-TURN-1, R-STOCK-1: drawing | `check_draw` |
+//! | R-TURN-2: keeping a card to discard | `keeps_a_card`, `could_go_out_after` |
+//! | R-TURN-3: no red three discarded | `discardable` |
+//! | R-PILE-1, R-TURN-4: what blocks the pile, the stop rules of Wiener and Swiss | `stop_card`, `discard_blocks` (the game asks it at each discard), `top_blocks` |
+//! | R-PILE-2: what freezes the pile, and for whom | `freezes_pile` (the game asks it), `PileFacts::frozen` |
+//! | R-PILE-1, R-PILE-6, R-PILE-8: whether the pile may be taken at all | `open_pile` |
+//! | R-PILE-3, R-PILE-4, Rasche g, Samba: the cards that take the pile | `take_way` |
+//! | R-PILE-5, R-RED-3: the cards a take leaves in hand | `cards_after_take` |
+//! | R-PILE-5 (Swiss): no melding after a take but onto canastas | `may_lay_after_take`, `check_after_take` |
+//! | R-STOCK-1: declining, and when the pile must be taken | `check_decline`, `forced_top` (this file) |
+//! | R-OUT-1: canastas needed, going out with or without a discard | `out_needs`, `check_out_canastas`, `may_go_out_without_discard`, `discard_is_going_out` |
+//! | R-OUT-3: asking the partner, and his answer | `check_ask` (this file), `check_partner_lets_out` |
+//! | R-OUT-4: a concealed going out | `concealed_so_far`, `went_out_concealed`, `own_canasta`; its bonus in [`crate::score`] |
+//!
+//! Every predicate without a path above is in `predicates.rs`.
 //!
 //! # Canonical actions
 //!
@@ -38,7 +76,9 @@ mod going_out;
 mod predicates;
 
 use enumerate::Sink;
-pub(crate) use predicates::{discard_blocks, own_canasta, stop_card, went_out_concealed};
+pub(crate) use predicates::{
+    discard_blocks, freezes_pile, own_canasta, stop_card, went_out_concealed,
+};
 use predicates::{discardable, keeps_a_card};
 
 use smallvec::SmallVec;

@@ -29,6 +29,13 @@ pub(crate) fn stop_card(card: Card) -> bool {
     card.is_wild() || card.is_black_three()
 }
 
+/// R-PILE-2, R-TURN-4: a wild card or a red three in the pile freezes it (a red three is
+/// never discarded, but may be turned up at the start of a deal).
+#[inline]
+pub(crate) fn freezes_pile(card: Card) -> bool {
+    card.is_wild() || card.is_red_three()
+}
+
 /// R-TURN-4: whether `card`, just discarded, blocks the pile for the next player: a stop card
 /// ([`stop_card`]) always; under the Wiener stop rule, a natural card the next player could add
 /// to one of his side's canastas, when he is an opponent (`next_opponent_melds` gives his side's
