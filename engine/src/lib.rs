@@ -16,12 +16,19 @@
 //! - [`rules`]: rule sets: a preset and options ([`RuleSpec`]), validated into [`Rules`].
 //! - [`table`]: seats, sides, partners, who plays each deal.
 //! - [`rng`]: the portable shuffle (xoshiro256** and Fisher-Yates), pinned forever.
-//! - [`meld`]: what makes a meld and a canasta.
+//! - [`meld`]: what makes a meld and a canasta, and what may be added to one (R-MELD): the one
+//!   place for meld shapes and sizes, which the checks and every search read.
 //! - [`action`], [`event`]: what players do and what happens.
-//! - [`legal`]: the one place that decides what is legal: checks, enumeration, prompt summary.
+//! - [`legal`]: the one place that decides what is legal. Each rule of a turn is one predicate
+//!   (`legal/predicates.rs`: taking the pile, the minimum, keeping a card, going out, what
+//!   blocks and freezes the pile, concealed going out) that the checks and the searches both
+//!   call; then the checks, the listing in canonical form (`enumerate.rs`), the prompt summary,
+//!   and the going-out searches (`going_out.rs`, `going_out/list.rs`). Its module documentation
+//!   tables where each rule id is decided. The game asks it what a discard blocks and whether a
+//!   going out was concealed.
 //! - [`game`]: the state machine of a match ([`Setup`] in, [`Game`] out).
 //! - [`arrange`]: prearranged decks for tests, puzzles and duplicate matches.
-//! - [`score`]: itemised deal scores.
+//! - [`score`]: itemised deal scores: the one place where points are counted.
 //! - [`view`]: the one place that decides what a seat, a spectator or the referee sees
 //!   ([`View`]; [`ViewBuffer`], a view refreshed in place without copying what did not change).
 //! - [`notation`]: a short text notation for actions (terminals, records).
