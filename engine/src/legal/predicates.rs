@@ -12,6 +12,8 @@
 //! the referee's game and on a view; the free functions serve the game itself (what a discard
 //! blocks, whether a going out was concealed) and the scorer.
 
+use std::cell::OnceCell;
+
 use crate::action::{MeldSpec, MeldTarget};
 use crate::card::{Card, CardCounts, Rank, Suit};
 use crate::error::RuleError;
@@ -109,7 +111,7 @@ pub(super) fn keeps_a_card(left: usize) -> bool {
 }
 
 /// What taking the pile depends on besides the cards offered, read once per check or listing.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct PileFacts {
     /// The top card.
     pub top: Card,
@@ -118,8 +120,9 @@ pub(super) struct PileFacts {
     pub frozen: bool,
     /// Rasche g: one natural card (and a wild card) takes it for an initial meld.
     pub one_natural: bool,
-    /// Samba: the top card could be added to one of the side's canastas.
-    pub needs_pair: bool,
+    /// Samba: the top card could be added to one of the side's canastas; looked at only for a
+    /// take without a natural pair (most takes of a check have one), then kept.
+    needs_pair: OnceCell<bool>,
 }
 
 impl Ctx<'_> {
@@ -153,11 +156,20 @@ impl Ctx<'_> {
             one_natural: self.rules.initial_take_without_pair
                 && !self.pile_frozen
                 && !self.side_melded,
-            needs_pair: self.rules.pair_if_top_fits_canasta
-                && self.melds.iter().enumerate().any(|(id, m)| {
-                    m.is_canasta() && check_addition(self.rules, m, id as u8, &single(top)).is_ok()
-                }),
+            needs_pair: OnceCell::new(),
         }
+    }
+
+    /// Samba (seed 003): only a natural pair takes the pile while its top card could be added
+    /// to one of the side's canastas ([`PileFacts`]).
+    pub(super) fn needs_pair(&self, f: &PileFacts) -> bool {
+        *f.needs_pair.get_or_init(|| {
+            self.rules.pair_if_top_fits_canasta
+                && self.melds.iter().enumerate().any(|(id, m)| {
+                    m.is_canasta()
+                        && check_addition(self.rules, m, id as u8, &single(f.top)).is_ok()
+                })
+        })
     }
 
     /// R-PILE-3, R-PILE-4 and their options: whether the top card, laid into `target` (`None`:
@@ -177,7 +189,7 @@ impl Ctx<'_> {
         if f.frozen && naturals < 2 && !(f.one_natural && naturals == 1) {
             return Err(RuleError::PileFrozen { top, naturals });
         }
-        if naturals < 2 && f.needs_pair {
+        if naturals < 2 && self.needs_pair(f) {
             return Err(RuleError::PileTakeForbidden {
                 top,
                 why: "the top card could be added to one of your side's canastas, so only a natural pair from the hand takes the pile under these rules",
@@ -530,7 +542,7 @@ mod tests {
         let melds = [seven];
         let c = ctx(&official, &hand, &pile, &melds);
         let f = c.pile_facts(card("7D"));
-        assert!(!f.frozen && !f.one_natural && !f.needs_pair);
+        assert!(!f.frozen && !f.one_natural && !c.needs_pair(&f));
         assert!(c.take_way(&f, Some(&melds[0]), 0).is_ok());
         assert!(c.take_way(&f, None, 2).is_ok());
         assert!(
@@ -585,7 +597,7 @@ mod tests {
         let melds = [canasta];
         let c = ctx(&samba, &hand, &pile, &melds);
         let f = c.pile_facts(card("7D"));
-        assert!(f.needs_pair);
+        assert!(c.needs_pair(&f));
         assert!(c.take_way(&f, Some(&melds[0]), 0).is_err());
         assert!(
             c.take_way(&f, Some(&melds[0]), 2).is_err(),
@@ -594,7 +606,7 @@ mod tests {
         assert!(c.take_way(&f, None, 1).is_err());
         assert!(c.take_way(&f, None, 2).is_ok());
         let f = c.pile_facts(card("9C"));
-        assert!(!f.needs_pair);
+        assert!(!c.needs_pair(&f));
         assert!(
             c.take_way(&f, None, 1).is_err(),
             "no natural and wild card take"
