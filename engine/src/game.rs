@@ -13,8 +13,8 @@ use crate::card::{Card, CardCounts, Rank, Suit, pack};
 use crate::error::RuleError;
 use crate::event::{DealFinish, DealStart, Event, Placed, PlacedList, RedThreeSource};
 use crate::legal::{
-    Ask, Choice, Ctx, LegalChoices, TurnFlags, discard_blocks, freezes_pile, own_canasta,
-    stop_card, went_out_concealed,
+    Ask, Choice, Ctx, LegalChoices, TurnFlags, discard_blocks, freezes_pile, laid_from_pile,
+    own_canasta, stop_card, went_out_concealed,
 };
 use crate::meld::{Meld, MeldKind, kind_of_new};
 use crate::rng::Xoshiro256;
@@ -727,7 +727,7 @@ impl Game {
             picked_up: picked_up.clone(),
         });
         for card in picked_up {
-            if card.is_red_three() {
+            if laid_from_pile(card) {
                 // R-RED-3: laid, not replaced.
                 self.d.red_threes[seat.index()].add(card);
                 ev.push(Event::RedThreeLaid {

@@ -1,9 +1,12 @@
 //! The enumerator: every legal action of the seat to act, in canonical form (see the
-//! documentation of [`crate::legal`]).
+//! documentation of [`crate::legal`]); the going outs come from `going_out/list.rs`.
 //!
-//! Actions built here are legal by construction where that is cheap to see; the rare ones that
-//! are not (a take that leaves the hand almost empty, a going out) pass the full check before
-//! they are listed. Tests run the full check on everything listed.
+//! What may be listed is decided by the predicates the checks call (`predicates.rs`: which
+//! ways take the pile, the minimum, keeping a card, melding after a take, drawing, declining,
+//! discarding), so the listing and the checks cannot drift apart. Actions built here are legal
+//! by construction where that is cheap to see; the rare ones that are not (a take that leaves
+//! the hand almost empty, a going out) pass the full check before they are listed. Tests run
+//! the full check on everything listed.
 
 use smallvec::SmallVec;
 

@@ -25,22 +25,23 @@
 //!
 //! | Rule | Where |
 //! |---|---|
-//! | R-MELD-1, R-MELD-3 to R-MELD-7, R-SAMBA-3, R-SAMBA-4, R-SAMBA-9: what a meld is, what may be added to one | [`crate::meld`] (`check_new`, `check_addition`, `check_growth`, `check_group_counts`, `check_shape`; the sizes `MELD_MIN_LEN`, `GROUP_MIN_NATURALS`, `CANASTA_LEN`) |
+//! | R-MELD-1, R-MELD-5 to R-MELD-7, R-SAMBA-3, R-SAMBA-4, R-SAMBA-9: what a meld is, what may be added to one | [`crate::meld`] (`check_new`, `check_addition`, `check_growth`, `check_group_counts`, `check_shape`; the sizes `MELD_MIN_LEN`, `GROUP_MIN_NATURALS`, `CANASTA_LEN`) |
 //! | R-MELD-2: one group of a rank (Samba and Swiss: several) | `one_group_per_rank`, `may_start_group` |
-//! | R-MELD-6: black threes, only going out, in one meld | `check_batch` (this file); `black_three_meld` for the searches |
+//! | R-MELD-3: own melds only | a position holds its side's melds only (`Ctx::melds`); `check_batch` refuses any other number |
+//! | R-MELD-6, R-SAMBA-7: black threes, only going out, in one meld | `check_batch` (this file); `black_three_meld` for the searches |
 //! | R-INIT-1 to R-INIT-4: the initial meld's minimum | `reaches_minimum`, `check_minimum` |
-//! | R-INIT-5, R-OUT-4: the minimum of a concealed going out (Samba, Swiss: it applies) | `check_out_minimum` |
+//! | R-INIT-5, R-OUT-4, R-SAMBA-7: the minimum of a concealed going out | `check_out_minimum` |
 //! | R-TURN-1, R-STOCK-1: drawing | `check_draw` |
 //! | R-TURN-2: keeping a card to discard | `keeps_a_card`, `could_go_out_after` |
-//! | R-TURN-3: no red three discarded | `discardable` |
+//! | R-TURN-3, R-RED-6: no red three discarded | `discardable` |
 //! | R-PILE-1, R-TURN-4: what blocks the pile, the stop rules of Wiener and Swiss | `stop_card`, `discard_blocks` (the game asks it at each discard), `top_blocks` |
 //! | R-PILE-2: what freezes the pile, and for whom | `freezes_pile` (the game asks it), `PileFacts::frozen` |
 //! | R-PILE-1, R-PILE-6, R-PILE-8: whether the pile may be taken at all | `open_pile` |
-//! | R-PILE-3, R-PILE-4, Rasche g, Samba: the cards that take the pile | `take_way` |
-//! | R-PILE-5, R-RED-3: the cards a take leaves in hand | `cards_after_take` |
-//! | R-PILE-5 (Swiss): no melding after a take but onto canastas | `may_lay_after_take`, `check_after_take` |
+//! | R-PILE-3, R-PILE-4, R-SAMBA-5, Rasche g: the cards that take the pile | `take_way`, `needs_pair` |
+//! | R-PILE-5, R-RED-3: the cards a take leaves in hand | `cards_after_take`, `laid_from_pile` (the game asks it at each take) |
+//! | R-PILE-5 (Swiss, `meld_after_take=false`): after a take, only naturals onto canastas | `may_lay_after_take`, `check_after_take` |
 //! | R-STOCK-1: declining, and when the pile must be taken | `check_decline`, `forced_top` (this file) |
-//! | R-OUT-1: canastas needed, going out with or without a discard | `out_needs`, `check_out_canastas`, `may_go_out_without_discard`, `discard_is_going_out` |
+//! | R-OUT-1, R-SAMBA-7: canastas needed, going out with or without a discard | `out_needs`, `check_out_canastas`, `may_go_out_without_discard`, `discard_is_going_out` |
 //! | R-OUT-3: asking the partner, and his answer | `check_ask` (this file), `check_partner_lets_out` |
 //! | R-OUT-4: a concealed going out | `concealed_so_far`, `went_out_concealed`, `own_canasta`; its bonus in [`crate::score`] |
 //!
@@ -77,7 +78,7 @@ mod predicates;
 
 use enumerate::Sink;
 pub(crate) use predicates::{
-    discard_blocks, freezes_pile, own_canasta, stop_card, went_out_concealed,
+    discard_blocks, freezes_pile, laid_from_pile, own_canasta, stop_card, went_out_concealed,
 };
 use predicates::{discardable, keeps_a_card};
 

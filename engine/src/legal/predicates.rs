@@ -96,7 +96,15 @@ pub(crate) fn went_out_concealed(
         && (own_canasta || rules.concealed_without_canasta_bonus.is_some())
 }
 
-/// R-TURN-3: a card that may be discarded (a red three never may; it never stays in a hand).
+/// R-RED-3: a card picked up with the pile that is laid at once instead of joining the hand
+/// (a red three, which only the upcards can bring into the pile).
+#[inline]
+pub(crate) fn laid_from_pile(card: Card) -> bool {
+    card.is_red_three()
+}
+
+/// R-TURN-3, R-RED-6: a card that may be discarded (a red three never may; it never stays in
+/// a hand).
 #[inline]
 pub(super) fn discardable(card: Card) -> bool {
     !card.is_red_three()
@@ -120,8 +128,8 @@ pub(super) struct PileFacts {
     pub frozen: bool,
     /// Rasche g: one natural card (and a wild card) takes it for an initial meld.
     pub one_natural: bool,
-    /// Samba: the top card could be added to one of the side's canastas; looked at only for a
-    /// take without a natural pair (most takes of a check have one), then kept.
+    /// R-SAMBA-5: the top card could be added to one of the side's canastas; looked at only for
+    /// a take without a natural pair (most takes of a check have one), then kept.
     needs_pair: OnceCell<bool>,
 }
 
@@ -160,8 +168,8 @@ impl Ctx<'_> {
         }
     }
 
-    /// Samba (seed 003): only a natural pair takes the pile while its top card could be added
-    /// to one of the side's canastas ([`PileFacts`]).
+    /// R-SAMBA-5 (`pair_if_top_fits_canasta`): only a natural pair takes the pile while its top
+    /// card could be added to one of the side's canastas ([`PileFacts`]).
     pub(super) fn needs_pair(&self, f: &PileFacts) -> bool {
         *f.needs_pair.get_or_init(|| {
             self.rules.pair_if_top_fits_canasta
@@ -172,13 +180,14 @@ impl Ctx<'_> {
         })
     }
 
-    /// R-PILE-3, R-PILE-4 and their options: whether the top card, laid into `target` (`None`:
-    /// a new group of its rank) with `naturals` natural cards of its rank from the hand (and
-    /// the wild cards the meld's shape needs, which [`crate::meld`] judges), takes the pile.
-    /// A frozen pile needs a natural pair (Rasche g: one natural, for an initial meld of an
-    /// unfrozen pile); so does a top card that fits one of the side's canastas (Samba); a new
-    /// group needs a natural card, and two where one natural and a wild card do not take it
-    /// (Samba); a canasta takes the top card only where the rules allow it.
+    /// R-PILE-3, R-PILE-4, R-SAMBA-5 and Rasche g: whether the top card, laid into `target`
+    /// (`None`: a new group of its rank) with `naturals` natural cards of its rank from the hand
+    /// (and the wild cards the meld's shape needs, which [`crate::meld`] judges), takes the
+    /// pile. A frozen pile needs a natural pair (Rasche g: one natural, for an initial meld of an
+    /// unfrozen pile); so does a top card that fits one of the side's canastas (Samba,
+    /// [`Ctx::needs_pair`]); a new group needs a natural card, and two where one natural and a
+    /// wild card do not take it (Samba); a canasta takes the top card only where the rules allow
+    /// it.
     pub(super) fn take_way(
         &self,
         f: &PileFacts,
@@ -222,7 +231,7 @@ impl Ctx<'_> {
     #[inline]
     pub(super) fn cards_after_take(&self, hand_cards_laid: usize) -> usize {
         let rest = &self.pile[..self.pile.len().saturating_sub(1)];
-        let picked_up = rest.len() - rest.iter().filter(|c| c.is_red_three()).count();
+        let picked_up = rest.len() - rest.iter().filter(|&&c| laid_from_pile(c)).count();
         self.hand.len() - hand_cards_laid + picked_up
     }
 
@@ -270,8 +279,8 @@ impl Ctx<'_> {
     }
 
     /// R-INIT-5, R-OUT-4: the minimum a going out of a side that has not melded must reach: none
-    /// (a concealed going out), unless the rules say so (Samba, Swiss). A side that took the
-    /// pile this turn has melded.
+    /// (a concealed going out), unless the rules say so (`concealed_needs_minimum`: Samba,
+    /// R-SAMBA-7, and Swiss). A side that took the pile this turn has melded.
     pub(super) fn check_out_minimum(&self, laid: &CardCounts) -> Result<(), RuleError> {
         if self.rules.concealed_needs_minimum {
             self.check_minimum(laid)
