@@ -510,6 +510,11 @@ impl<'a> Ctx<'a> {
             out.push(None);
         }
         for rank in Rank::ALL {
+            // Ranks other than a forced one's are skipped before a card is looked for
+            // (`may_end_with` would refuse them).
+            if forced.is_some_and(|f| f != Forced::Rank(rank)) {
+                continue;
+            }
             let card = if rank == Rank::Three {
                 [Suit::Clubs, Suit::Spades]
                     .map(|s| Card::new(Rank::Three, s))
@@ -534,6 +539,8 @@ impl<'a> Ctx<'a> {
     /// meld. `None` (the outer option) if going out is impossible, as it is with two such cards
     /// or (without sequences) when pairs of ranks the side has no group of need more wild
     /// cards than the hand holds; else the card the discard must be, if any.
+    // Inlined into both searches: "can I go out?" asks it at every position of a bot's play.
+    #[inline(always)]
     fn forced_discard(&self, grouped: u16) -> Option<Option<Forced>> {
         let hand = self.hand;
         let sequences = self.rules.sequences;

@@ -420,10 +420,17 @@ impl Ctx<'_> {
     /// R-MELD-6: black threes are laid only going out, all of them in one meld ([`check_shape`]
     /// judges its size): the meld the black threes of `cards` make, `Ok(None)` if there are
     /// none, `Err(())` if they make no meld.
+    #[inline]
     pub(super) fn black_three_meld(&self, cards: &CardCounts) -> Result<Option<CardCounts>, ()> {
+        // Most hands hold none: said without a call.
         if cards.black_threes() == 0 {
             return Ok(None);
         }
+        self.black_three_meld_of(cards)
+    }
+
+    /// [`Ctx::black_three_meld`] of cards that hold a black three.
+    fn black_three_meld_of(&self, cards: &CardCounts) -> Result<Option<CardCounts>, ()> {
         let mut meld = CardCounts::new();
         for s in [Suit::Clubs, Suit::Spades] {
             let c = Card::new(Rank::Three, s);
