@@ -9,6 +9,7 @@ use std::hash::{BuildHasher, RandomState};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use subtle::ConstantTimeEq;
 use tonic::Code;
 use tonic::metadata::MetadataMap;
 
@@ -82,9 +83,12 @@ impl Token {
         TokenId(fingerprint_key().hash_one(self.0.as_bytes()))
     }
 
-    /// Compares in constant time, so the time a check takes reveals nothing of the secret.
+    /// Compares in constant time, so the time a check takes reveals nothing of the secret:
+    /// `subtle` visits every byte pair whatever the first difference, folds them without a
+    /// branch on their values, and keeps the compiler from turning the fold into an early exit.
+    /// Lengths are public (every token has 32 digits) and compared first.
     pub fn matches(&self, other: &Token) -> bool {
-        constant_time_eq(self.0.as_bytes(), other.0.as_bytes(), |_| {})
+        self.0.as_bytes().ct_eq(other.0.as_bytes()).into()
     }
 }
 
@@ -117,23 +121,6 @@ impl SeatIds {
         let word = SeatIds::word(id);
         self.0.iter().any(|s| s.load(Ordering::Acquire) == word)
     }
-}
-
-/// True if `a` and `b` are equal, in a time that does not depend on where they differ: every
-/// byte pair is visited (`visit` is told each index; [`Token::matches`] passes a no-op, tests
-/// count), their XORs are folded into one value through an optimisation barrier, and the only
-/// branch on the contents is taken at the end. Lengths are public (every token has 32 digits)
-/// and compared first.
-fn constant_time_eq(a: &[u8], b: &[u8], mut visit: impl FnMut(usize)) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut diff = 0u8;
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        visit(i);
-        diff = std::hint::black_box(diff | (x ^ y));
-    }
-    diff == 0
 }
 
 /// The token of a request, if it carries one. A malformed `authorization` value is an error:
@@ -190,56 +177,30 @@ mod tests {
         assert_eq!(format!("{:?}", a.id()), "TokenId(…)");
     }
 
-    /// An early-exit comparison, as `==` on strings is: the model the real one must not follow.
-    fn early_exit_eq(a: &[u8], b: &[u8], mut visit: impl FnMut(usize)) -> bool {
-        if a.len() != b.len() {
-            return false;
-        }
-        for (i, (x, y)) in a.iter().zip(b).enumerate() {
-            visit(i);
-            if x != y {
-                return false;
+    #[test]
+    fn a_token_differing_in_one_byte_anywhere_is_refused() {
+        // At each of the 32 positions (the first, the last, each between), every other ASCII
+        // byte in its place: a comparison that skipped a position, stopped at a prefix or
+        // compared only some bits of a byte would take one of these for the seat's token.
+        let a = Token::generate();
+        let bytes = a.as_str().as_bytes();
+        assert_eq!(bytes.len(), 32);
+        for i in 0..bytes.len() {
+            for other in (0u8..0x80).filter(|&c| c != bytes[i]) {
+                let mut changed = bytes.to_vec();
+                changed[i] = other;
+                let b = Token::from_stored(String::from_utf8(changed).unwrap());
+                assert!(!a.matches(&b), "byte {i} changed to {other:#04x} is missed");
+                assert!(!b.matches(&a), "byte {i} changed to {other:#04x} is missed");
             }
         }
-        true
-    }
-
-    /// A byte comparison with a visitor, as `constant_time_eq` is.
-    type Compare = fn(&[u8], &[u8], &mut dyn FnMut(usize)) -> bool;
-
-    /// The byte positions a comparison of `a` and `b` visits.
-    fn visits(compare: Compare, a: &Token, b: &Token) -> Vec<usize> {
-        let mut seen = Vec::new();
-        compare(a.as_str().as_bytes(), b.as_str().as_bytes(), &mut |i| {
-            seen.push(i)
-        });
-        seen
-    }
-
-    #[test]
-    fn comparison_visits_every_byte_wherever_the_first_difference_is() {
-        // The helper `matches` runs, instrumented: a token differing from another at byte i
-        // (the first, the last, each between) is found different after visiting every byte,
-        // all 32 of them in order, not i + 1 of them as an early exit would.
-        let real: Compare = |a, b, visit| constant_time_eq(a, b, visit);
-        let early: Compare = |a, b, visit| early_exit_eq(a, b, visit);
-        let a = Token::generate();
-        let every: Vec<usize> = (0..32).collect();
-        for i in 0..a.as_str().len() {
-            let mut bytes = a.as_str().as_bytes().to_vec();
-            bytes[i] = if bytes[i] == b'0' { b'1' } else { b'0' };
-            let b = Token(String::from_utf8(bytes).unwrap());
-            assert!(!a.matches(&b), "a difference at byte {i} is missed");
-            assert!(!b.matches(&a), "a difference at byte {i} is missed");
-            assert_eq!(visits(real, &a, &b), every, "difference at byte {i}");
-            assert_eq!(visits(real, &b, &a), every, "difference at byte {i}");
-            // The instrument tells the two apart: an early exit stops after byte i.
-            assert_eq!(visits(early, &a, &b).len(), i + 1);
+        // The same text is accepted, whichever way it arrived.
+        assert!(a.matches(&Token::from_stored(a.as_str().to_string())));
+        // A prefix (down to the empty token) or an extension is refused: lengths count.
+        for len in 0..bytes.len() {
+            assert!(!a.matches(&Token::from_stored(a.as_str()[..len].to_string())));
         }
-        assert_eq!(visits(real, &a, &a.clone()), every);
-        // Lengths are public (every token has 32 digits): a different length fails at once.
-        assert!(!a.matches(&Token(format!("{}0", a.as_str()))));
-        assert!(visits(real, &a, &Token(format!("{}0", a.as_str()))).is_empty());
+        assert!(!a.matches(&Token::from_stored(format!("{}0", a.as_str()))));
     }
 
     #[test]

@@ -1003,6 +1003,55 @@ async fn submit_action_needs_a_token_of_the_game() {
     t.server.stop().await;
 }
 
+// The seat to act's own token with one byte changed, at each of its 32 positions, acts for no
+// seat: neither GetView nor SubmitAction takes it for the seat (a comparison that skipped a
+// byte, or stopped at a prefix, would), and the game is left as it was until the real token
+// acts.
+#[tokio::test]
+async fn a_seat_token_changed_in_any_one_byte_is_refused() {
+    let mut t = rules_table().await;
+    let before = t.snapshot().await;
+    let seq = before.summary.seq;
+    let token = t.tokens[0].clone();
+    assert_eq!(token.len(), 32, "{token}");
+    for i in 0..token.len() {
+        let mut bytes = token.clone().into_bytes();
+        bytes[i] = if bytes[i] == b'0' { b'1' } else { b'0' };
+        let changed = String::from_utf8(bytes).unwrap();
+        let view = authed(
+            v1::GetViewRequest {
+                game_id: t.id.clone(),
+                include_actions: true,
+            },
+            &changed,
+        );
+        refused(
+            t.client.get_view(view).await,
+            Code::PermissionDenied,
+            "NOT_A_SEAT_OF_GAME",
+        );
+        let submit = authed(
+            v1::SubmitActionRequest {
+                game_id: t.id.clone(),
+                expected_seq: seq,
+                request_id: format!("changed-{i}"),
+                action: Some(draw()),
+            },
+            &changed,
+        );
+        refused(
+            t.client.submit_action(submit).await,
+            Code::PermissionDenied,
+            "NOT_A_SEAT_OF_GAME",
+        );
+    }
+    assert_eq!(t.snapshot().await, before);
+    let request = t.request(0, seq, "the-real-token", Some(draw()));
+    let answer = t.client.submit_action(request).await.unwrap().into_inner();
+    assert_eq!(answer.seq, seq + 1);
+    t.server.stop().await;
+}
+
 #[tokio::test]
 async fn a_retried_request_is_applied_once_and_answered_the_same() {
     let mut t = rules_table().await;
