@@ -215,21 +215,34 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     }
 }
 
-/// A server started in this process for the run; stopped and its files removed by `stop`.
+/// A server started in this process for the run; stopped by `stop`. Its files are removed
+/// when it is dropped, also when the run ends early with an error.
 struct InProcess {
     addr: String,
     stop: oneshot::Sender<()>,
     task: tokio::task::JoinHandle<()>,
-    dir: Option<PathBuf>,
+    dir: Option<tempfile::TempDir>,
 }
 
 impl InProcess {
     /// Starts a server on a free loopback port: in memory, or with a SQLite file in a fresh
     /// temporary directory. Rate limits are lifted: the run measures throughput, not limits.
     async fn start(memory: bool) -> Result<InProcess, String> {
-        let dir = (!memory).then(|| {
-            std::env::temp_dir().join(format!("canasta-loadtest-{:016x}", rand::random::<u64>()))
-        });
+        let dir = if memory {
+            None
+        } else {
+            let dir = tempfile::Builder::new()
+                .prefix("canasta-loadtest-")
+                .tempdir()
+                .map_err(|e| {
+                    format!(
+                        "cannot create a temporary directory in {} for the database: {e} (set \
+                         TMPDIR to a writable directory, or pass --memory)",
+                        std::env::temp_dir().display()
+                    )
+                })?;
+            Some(dir)
+        };
         let mut args = vec![
             "canasta-server".to_string(),
             "--listen".into(),
@@ -244,10 +257,8 @@ impl InProcess {
         match &dir {
             None => args.push("--memory".into()),
             Some(d) => {
-                std::fs::create_dir_all(d)
-                    .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
                 args.push("--db".into());
-                args.push(d.join("loadtest.db").display().to_string());
+                args.push(d.path().join("loadtest.db").display().to_string());
             }
         }
         let config = canasta_server::Config::try_parse_from(args).map_err(|e| e.to_string())?;
@@ -275,13 +286,11 @@ impl InProcess {
         })
     }
 
-    /// Stops the server (its streams end, storage closes) and removes its files.
+    /// Stops the server (its streams end, storage closes), then removes its files.
     async fn stop(self) {
         let _ = self.stop.send(());
         let _ = tokio::time::timeout(Duration::from_secs(10), self.task).await;
-        if let Some(d) = self.dir {
-            let _ = std::fs::remove_dir_all(d);
-        }
+        drop(self.dir);
     }
 }
 

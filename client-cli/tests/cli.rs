@@ -118,10 +118,13 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("canasta-cli-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory for a test's files, removed when dropped (by a failing test too), its
+/// name unique to the run.
+fn temp(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("canasta-cli-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 #[test]
@@ -315,7 +318,7 @@ fn every_subcommand_that_talks_to_a_server_defaults_to_port_50051() {
 #[test]
 fn match_in_process_writes_json_lines_and_a_summary() {
     let dir = temp("match");
-    let lines = dir.join("m.jsonl");
+    let lines = dir.path().join("m.jsonl");
     let o = canasta(&[
         "match",
         "--bots",
@@ -387,7 +390,6 @@ fn match_in_process_writes_json_lines_and_a_summary() {
         let _: serde_json::Value = serde_json::from_str(l).unwrap();
     }
     assert!(stderr(&o).contains("greedy: "), "{}", stderr(&o));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -474,7 +476,7 @@ fn match_lines_agree_in_process_and_against_a_server() {
     }
     // The game id exports the game: its record replays to the line's result.
     let dir = temp("match-export");
-    let file = dir.join("game.json");
+    let file = dir.path().join("game.json");
     let file = file.to_str().unwrap();
     let game = remote[0]["game_id"].as_str().unwrap();
     let o = canasta(&["export", game, "--server", &addr, "--out", file]);
@@ -488,7 +490,6 @@ fn match_lines_agree_in_process_and_against_a_server() {
         replay["deals"].as_array().unwrap().len() as u64,
         remote[0]["deals"].as_u64().unwrap()
     );
-    std::fs::remove_dir_all(&dir).unwrap();
     // A match stopped at the deal limit counts what was played.
     let stopped = match_lines(&[
         "match",
@@ -520,7 +521,7 @@ fn replay_json_has_structure_not_debug_text() {
         let game = create_game(&rt, &addr, 2, &[("target_score", "3000")], seed);
         let game = game.as_str();
         let results = run_bots(&addr, game, &[&["--bot", "greedy"], &["--bot", "random"]]);
-        let file = dir.join("game.json");
+        let file = dir.path().join("game.json");
         let file = file.to_str().unwrap();
         let o = canasta(&["export", game, "--server", &addr, "--out", file]);
         assert!(o.status.success(), "{}", stderr(&o));
@@ -566,7 +567,6 @@ fn replay_json_has_structure_not_debug_text() {
         }
         assert_eq!(deals.last().unwrap()["cumulative"], replay["totals"]);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The shape of a JSON value: the keys of its objects, the shape of an array's first element,
@@ -614,7 +614,7 @@ fn the_documented_json_outputs_have_the_shape_of_the_real_ones() {
     // The summary has no index: it sorts first.
     let (summary, line) = (&lines[0], &lines[1]);
     let dir = temp("documented-json");
-    let file = dir.join("game.json");
+    let file = dir.path().join("game.json");
     let file = file.to_str().unwrap();
     let game = line["game_id"].as_str().unwrap();
     let o = canasta(&["export", game, "--server", &addr, "--out", file]);
@@ -664,7 +664,6 @@ fn the_documented_json_outputs_have_the_shape_of_the_real_ones() {
     ] {
         assert_eq!(shape(&documented(name)), shape(real), "{name}: {real}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 // Regression: a bot refused for the request rate stopped, and the seats waiting for it hung
@@ -885,7 +884,7 @@ fn bots_play_a_game_to_the_end_then_export_and_replay_agree(flags: &[&str]) {
     let results = run_bots(&addr, &game, &[&greedy, &random]);
     assert_results_agree(&results, &match_result(&rt, &addr, &game));
     let dir = temp(&format!("export{}", flags.join("")));
-    let file = dir.join("game.json");
+    let file = dir.path().join("game.json");
     let o = canasta(&[
         "export",
         &game,
@@ -902,7 +901,6 @@ fn bots_play_a_game_to_the_end_then_export_and_replay_agree(flags: &[&str]) {
     assert_eq!(replay["winner_side"], results[0]["winner_side"]);
     let o = canasta(&["replay", file.to_str().unwrap()]);
     assert!(stdout(&o).contains("deal 1:"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -1249,7 +1247,7 @@ impl Drop for ServerProcess {
 fn bots_resume_after_the_server_is_killed_and_restarted() {
     let bin = server_binary();
     let dir = temp("restart");
-    let db = dir.join("games.db");
+    let db = dir.path().join("games.db");
     let server = ServerProcess::start(&bin, &db, "127.0.0.1:0");
     let addr = server.addr.clone();
     let rt = runtime();
@@ -1362,7 +1360,6 @@ fn bots_resume_after_the_server_is_killed_and_restarted() {
         assert!(record.actions.len() as u64 > seen / 2, "{seen}");
     });
     drop(server);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 // One deal through standard input, the bots' seeds fixed: the game is the same every run.
@@ -1373,7 +1370,7 @@ fn bots_resume_after_the_server_is_killed_and_restarted() {
 fn a_bot_gives_up_on_a_server_gone_for_good() {
     let bin = server_binary();
     let dir = temp("gone");
-    let server = ServerProcess::start(&bin, &dir.join("games.db"), "127.0.0.1:0");
+    let server = ServerProcess::start(&bin, &dir.path().join("games.db"), "127.0.0.1:0");
     let addr = server.addr.clone();
     let rt = runtime();
     let game = rt.block_on(async {
@@ -1421,7 +1418,6 @@ fn a_bot_gives_up_on_a_server_gone_for_good() {
     err.read_to_string(&mut rest).unwrap();
     assert_eq!(o.status.code(), Some(1), "{rest}");
     assert!(rest.contains("--reconnect-secs"), "{rest}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -1739,7 +1735,7 @@ fn loadtest_reads_the_cpu_and_memory_of_a_server_of_its_own() {
         "--address-requests-per-second",
         "1000000000",
     ];
-    let server = ServerProcess::start_with(&bin, &dir.join("games.db"), "127.0.0.1:0", &unlimited);
+    let server = ServerProcess::start_with(&bin, &dir.path().join("games.db"), "127.0.0.1:0", &unlimited);
     let pid = server.child.id().to_string();
     let o = canasta(&[
         "loadtest",
@@ -1766,7 +1762,6 @@ fn loadtest_reads_the_cpu_and_memory_of_a_server_of_its_own() {
         "{r}"
     );
     drop(server);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -2194,7 +2189,7 @@ fn lines_of(child: &mut Child) -> std::sync::mpsc::Receiver<String> {
 fn watch_follows_a_game_of_bots_to_the_end_across_a_server_restart() {
     let bin = server_binary();
     let dir = temp("watch");
-    let db = dir.join("games.db");
+    let db = dir.path().join("games.db");
     let server = ServerProcess::start(&bin, &db, "127.0.0.1:0");
     let addr = server.addr.clone();
     let o = canasta(&["create", "--server", &addr, "--players", "2", "--seed", "8"]);
@@ -2220,7 +2215,7 @@ fn watch_follows_a_game_of_bots_to_the_end_across_a_server_restart() {
     );
     // Its errors go to a file, to say why if it stops early. The clients are patient: how
     // long a loaded machine takes to restart the server is not what this test is about.
-    let watch_errors = dir.join("watch.err");
+    let watch_errors = dir.path().join("watch.err");
     let mut json_watch = Command::new(BIN)
         .args(["watch", &game, "--server", &addr, "--from-start", "--json"])
         .args(["--reconnect-secs", "600"])
@@ -2319,7 +2314,6 @@ fn watch_follows_a_game_of_bots_to_the_end_across_a_server_restart() {
         assert!(o.status.success(), "{}", stderr(&o));
     }
     drop(server);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `canasta ARGS` (with these environment variables) as a person at the terminal: each line
@@ -2371,7 +2365,7 @@ fn play_shows_its_token_and_comes_back_to_the_seat_after_quit() {
     let rt = runtime();
     let addr = server(&rt);
     let dir = temp("token");
-    let file = dir.join("seat.token");
+    let file = dir.path().join("seat.token");
     let _ = std::fs::remove_file(&file);
     let (lines, o) = play_session(
         &[
@@ -2492,7 +2486,6 @@ fn play_shows_its_token_and_comes_back_to_the_seat_after_quit() {
         "play", "--server", &addr, "--game", &game, "--token", &token,
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 // A player who decides while the game moves on (here a player takes the free seat between the

@@ -1324,9 +1324,7 @@ mod tests {
 
     #[tokio::test]
     async fn games_and_entries_survive_a_reopen() {
-        let dir = std::env::temp_dir().join(format!("canasta-store-{}", rand::random::<u64>()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.db");
+        let (_dir, path) = temp_db("reopen");
         let (mut store, loaded) = Store::open(&path, false).unwrap();
         assert!(loaded.games.is_empty() && loaded.damaged.is_empty());
         let request = v1::CreateGameRequest {
@@ -1346,12 +1344,11 @@ mod tests {
         assert_eq!(games.len(), 1);
         assert_eq!(games[0].request.seed, Some(7));
         assert_eq!(games[0].entries, vec![entry.clone(), entry]);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[tokio::test]
     async fn entries_out_of_order_are_refused_and_the_rest_of_the_batch_is_written() {
-        let (dir, path) = temp_db("order");
+        let (_dir, path) = temp_db("order");
         let (mut store, _) = Store::open(&path, false).unwrap();
         let request = v1::CreateGameRequest::default();
         let entry = Entry::of(EntryKind::Leave(LeaveEntry { seat: 0 }));
@@ -1382,14 +1379,13 @@ mod tests {
             .map(|g| (g.id.as_str(), g.entries.len()))
             .collect();
         assert_eq!(lens, [("a", 2), ("b", 1)]);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     // A game stored with its first entry has both, as entry 0 of its log, and its log goes on
     // from entry 1; a game stored twice writes neither, its entry included.
     #[tokio::test]
     async fn a_game_and_its_first_entry_are_stored_together() {
-        let (dir, path) = temp_db("first");
+        let (_dir, path) = temp_db("first");
         let (mut store, _) = Store::open(&path, false).unwrap();
         let request = v1::CreateGameRequest::default();
         let mut created = Entry::of(EntryKind::Created(CreatedEntry {
@@ -1420,14 +1416,13 @@ mod tests {
         assert!(loaded.damaged.is_empty() && loaded.bad_rows.is_empty());
         assert_eq!(loaded.games.len(), 1);
         assert_eq!(loaded.games[0].entries, vec![created, leave]);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     // A database of the first layout (entries keyed by game and number, no user_version) is
     // brought to the current one on opening, its games and logs intact; a newer one is refused.
     #[tokio::test]
     async fn an_older_database_is_migrated_and_a_newer_one_refused() {
-        let (dir, path) = temp_db("migrate");
+        let (_dir, path) = temp_db("migrate");
         let entry = Entry::of(EntryKind::Leave(LeaveEntry { seat: 3 }));
         let request = v1::CreateGameRequest {
             seed: Some(11),
@@ -1494,14 +1489,16 @@ mod tests {
             .err()
             .expect("a newer layout is refused");
         assert!(err.to_string().contains("newer"), "{err}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    fn temp_db(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
-        let dir =
-            std::env::temp_dir().join(format!("canasta-store-{name}-{}", rand::random::<u64>()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.db");
+    /// A fresh directory (removed when dropped, even by a failing test) and the path of a
+    /// database `t.db` in it.
+    fn temp_db(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("canasta-store-{name}-"))
+            .tempdir()
+            .unwrap();
+        let path = dir.path().join("t.db");
         (dir, path)
     }
 
@@ -1556,7 +1553,7 @@ mod tests {
                 token: "t".repeat(40),
             }))
         };
-        let wal = dir.join("t.db-wal");
+        let wal = dir.path().join("t.db-wal");
         let page = 4096 + 24;
         let mut largest = 0;
         // One commit each: at least a page each, ten times the checkpoint's threshold.
@@ -1573,12 +1570,11 @@ mod tests {
         let (_store, loaded) = Store::open(&path, false).unwrap();
         let entries_read: Vec<Entry> = (0..entries).map(entry).collect();
         assert_eq!(loaded.games[0].entries, entries_read);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[tokio::test]
     async fn a_game_with_an_undecodable_or_missing_entry_is_reported_damaged() {
-        let (dir, path) = temp_db("damaged");
+        let (_dir, path) = temp_db("damaged");
         let (mut store, _) = Store::open(&path, false).unwrap();
         let request = v1::CreateGameRequest::default();
         let entry = Entry::of(EntryKind::Leave(LeaveEntry { seat: 1 }));
@@ -1628,12 +1624,11 @@ mod tests {
         );
         assert_eq!(damaged[2].0, "bad-request");
         assert!(damaged[2].1.contains("request"), "{damaged:?}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// Games `a`, `b` and `c` of three entries each, the database closed: its path and
-    /// directory, and the entries.
-    async fn three_games(name: &str) -> (std::path::PathBuf, std::path::PathBuf, Vec<Entry>) {
+    /// Games `a`, `b` and `c` of three entries each, the database closed: its directory
+    /// (removed when dropped) and path, and the entries.
+    async fn three_games(name: &str) -> (tempfile::TempDir, std::path::PathBuf, Vec<Entry>) {
         let (dir, path) = temp_db(name);
         let (mut store, _) = Store::open(&path, false).unwrap();
         let entries: Vec<Entry> = ["discard A\u{2663}", "draw", "discard 7\u{2665}"]
@@ -1697,7 +1692,7 @@ mod tests {
     // flip of a game id that left it invalid UTF-8 stopped every game from loading.
     #[tokio::test]
     async fn every_bit_flipped_in_a_stored_row_makes_its_game_damaged_and_only_that_one() {
-        let (dir, path, entries) = three_games("flips").await;
+        let (_dir, path, entries) = three_games("flips").await;
         let pristine = std::fs::read(&path).unwrap();
         let (b_rowid, b_entry_rowid): (i64, i64) = {
             let conn = Connection::open(&path).unwrap();
@@ -1757,7 +1752,6 @@ mod tests {
             store.append("a", 3, &entries[0]).await.unwrap();
             store.close();
         }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     // Rows whose key cannot be read, or that fail their checksum and match no game, do not
@@ -1766,7 +1760,7 @@ mod tests {
     // with a game id that was not UTF-8 failed the whole load, naming neither game nor row.
     #[tokio::test]
     async fn unreadable_rows_are_skipped_and_named_and_the_other_games_load() {
-        let (dir, path, entries) = three_games("quarantine").await;
+        let (_dir, path, entries) = three_games("quarantine").await;
         {
             let (mut store, _) = Store::open(&path, false).unwrap();
             store
@@ -1830,14 +1824,13 @@ mod tests {
             bad[1].2.contains("checksum") && bad[1].2.contains("matches no game"),
             "{bad:?}"
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     // A database of layout 2 (no checksums) gets one for every row on opening, once: its games
     // read back whole, and a bit flipped afterwards is found.
     #[tokio::test]
     async fn a_database_without_checksums_gets_them_on_opening() {
-        let (dir, path) = temp_db("migrate-v2");
+        let (_dir, path) = temp_db("migrate-v2");
         let entry = Entry::of(EntryKind::Leave(LeaveEntry { seat: 2 }));
         let request = v1::CreateGameRequest {
             seed: Some(5),
@@ -1914,7 +1907,6 @@ mod tests {
             "{:?}",
             loaded.damaged
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     // A database deleted, moved or replaced while the store runs: the commit that finds it is
@@ -1933,12 +1925,12 @@ mod tests {
             store.append("g", 0, &entry).await.unwrap();
             match how {
                 "deleted" => std::fs::remove_file(&path).unwrap(),
-                "moved" => std::fs::rename(&path, dir.join("elsewhere.db")).unwrap(),
+                "moved" => std::fs::rename(&path, dir.path().join("elsewhere.db")).unwrap(),
                 "replaced" => {
-                    std::fs::copy(&path, dir.join("copy.db")).unwrap();
-                    std::fs::rename(dir.join("copy.db"), &path).unwrap();
+                    std::fs::copy(&path, dir.path().join("copy.db")).unwrap();
+                    std::fs::rename(dir.path().join("copy.db"), &path).unwrap();
                 }
-                _ => std::fs::remove_file(dir.join("t.db-wal")).unwrap(),
+                _ => std::fs::remove_file(dir.path().join("t.db-wal")).unwrap(),
             }
             for n in 1..3 {
                 let err = store.append("g", n, &entry).await.unwrap_err().to_string();
@@ -1964,7 +1956,6 @@ mod tests {
                 "{err}"
             );
             store.close();
-            std::fs::remove_dir_all(&dir).unwrap();
         }
     }
 
@@ -1975,7 +1966,7 @@ mod tests {
     #[tokio::test]
     async fn a_read_only_database_is_refused_saying_what_to_do() {
         use std::os::unix::fs::PermissionsExt;
-        let (dir, path) = temp_db("read-only");
+        let (_dir, path) = temp_db("read-only");
         let (mut store, _) = Store::open(&path, false).unwrap();
         store
             .create_game("g", 1, &v1::CreateGameRequest::default())
@@ -2006,12 +1997,11 @@ mod tests {
             &path,
             rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(8), None),
         ));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[tokio::test]
     async fn injected_faults_fail_writes_until_turned_off() {
-        let (dir, path) = temp_db("faults");
+        let (_dir, path) = temp_db("faults");
         let (mut store, _) = Store::open(&path, false).unwrap();
         let faults = store.clone().write_faults();
         let request = v1::CreateGameRequest::default();
@@ -2027,6 +2017,5 @@ mod tests {
         let memory = Store::memory();
         memory.write_faults().set(true);
         assert!(memory.create_game("g", 1, &request).await.is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

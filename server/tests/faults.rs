@@ -420,8 +420,11 @@ async fn new_game(client: &mut Client, players: u32, seed: u64) -> (String, Vec<
     started_game(client, players, &[("target_score", "150")], seed).await
 }
 
-fn temp_db(name: &str) -> PathBuf {
-    temp_dir(name).join("games.db")
+/// A fresh directory (removed when dropped) and the database's path in it.
+fn temp_db(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = temp_dir(name);
+    let db = dir.path().join("games.db");
+    (dir, db)
 }
 
 type Task = tokio::task::JoinHandle<(Vec<Ack>, usize)>;
@@ -434,7 +437,7 @@ async fn killed_servers_lose_no_acknowledged_action_and_every_game_goes_on() {
     let seed = env_number("CANASTA_FAULT_SEED", rand::random());
     eprintln!("CANASTA_FAULT_SEED={seed}");
     let mut rng = Xoshiro256::seed_from_u64(seed);
-    let db = temp_db("faults");
+    let (_dir, db) = temp_db("faults");
     let mut server = Server::start(&db);
     let (tell, current) = watch::channel((0u64, server.addr));
     let mut counts = Counts::default();
@@ -647,7 +650,6 @@ async fn killed_servers_lose_no_acknowledged_action_and_every_game_goes_on() {
     }
     eprintln!("{counts:?}");
     server.kill();
-    let _ = std::fs::remove_dir_all(db.parent().expect("a directory"));
     assert_eq!(
         counts.actions_lost, 0,
         "acknowledged actions lost: {counts:?}"

@@ -6,7 +6,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
@@ -153,7 +153,7 @@ impl Drop for Server {
     }
 }
 
-fn temp_dir(name: &str) -> PathBuf {
+fn temp_dir(name: &str) -> tempfile::TempDir {
     common::temp_dir(&format!("process-{name}"))
 }
 
@@ -279,7 +279,7 @@ async fn play_until_refused(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_mid_play_exits_0_ends_streams_and_keeps_every_acknowledged_action() {
     let dir = temp_dir("sigterm");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     let server = Server::spawn(&["--db", db_arg(&db)], &[]);
     let mut client = connect(server.addr()).await;
     let (id, tokens) = started(&mut client, 7).await;
@@ -381,7 +381,6 @@ async fn sigterm_mid_play_exits_0_ends_streams_and_keeps_every_acknowledged_acti
     assert_eq!(streamed[0][..], logs[0][..streamed[0].len()]);
     let exited = server.terminate();
     assert_eq!(exited.status.code(), Some(0));
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // An idle server, with a client connected and a stream open, exits at once on SIGTERM: no
@@ -389,7 +388,7 @@ async fn sigterm_mid_play_exits_0_ends_streams_and_keeps_every_acknowledged_acti
 #[tokio::test]
 async fn an_idle_server_exits_at_once_on_sigterm() {
     let dir = temp_dir("idle");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     let server = Server::spawn(&["--db", db_arg(&db)], &[]);
     let mut client = connect(server.addr()).await;
     let (id, _) = started(&mut client, 8).await;
@@ -410,7 +409,6 @@ async fn an_idle_server_exits_at_once_on_sigterm() {
     let (_, error) = stream.await.expect("the reader");
     assert!(error.is_none(), "{error:?}");
     drop(client);
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // A client that keeps its connection open and never answers (here a bare HTTP/2 handshake
@@ -448,7 +446,7 @@ fn a_client_that_never_closes_delays_the_exit_by_the_grace_at_most() {
 #[test]
 fn the_address_is_printed_only_once_the_database_is_open() {
     let dir = temp_dir("unopenable");
-    let server = Server::spawn(&["--db", db_arg(&dir)], &[]);
+    let server = Server::spawn(&["--db", db_arg(dir.path())], &[]);
     assert!(
         server.addr.is_none(),
         "a server that cannot store printed its address"
@@ -457,11 +455,10 @@ fn the_address_is_printed_only_once_the_database_is_open() {
     assert_eq!(exited.status.code(), Some(1), "stderr:\n{}", exited.stderr);
     assert!(exited.stdout.is_empty(), "{:?}", exited.stdout);
     assert!(
-        exited.stderr.contains("cannot open the database") && exited.stderr.contains(db_arg(&dir)),
+        exited.stderr.contains("cannot open the database") && exited.stderr.contains(db_arg(dir.path())),
         "stderr:\n{}",
         exited.stderr
     );
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // A database serves one server at a time: a second server on it is refused with a message that
@@ -469,7 +466,7 @@ fn the_address_is_printed_only_once_the_database_is_open() {
 #[test]
 fn a_second_server_on_the_same_database_is_refused() {
     let dir = temp_dir("second");
-    let db = dir.join("games.db");
+    let db = dir.path().join("games.db");
     let first = Server::spawn(&["--db", db_arg(&db)], &[]);
     assert!(first.addr.is_some(), "the first server started");
     let second = Server::spawn(&["--db", db_arg(&db)], &[]);
@@ -493,7 +490,6 @@ fn a_second_server_on_the_same_database_is_refused() {
         "the database opens after the first server stopped"
     );
     assert_eq!(again.terminate().status.code(), Some(0));
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // CANASTA_MEMORY and CANASTA_SYNC_FULL take 1/0 (and true/false, yes/no): with
@@ -508,7 +504,7 @@ fn boolean_environment_variables_take_1_and_0() {
         ("yes", "no", false),
         ("false", "true", true),
     ] {
-        let db = dir.join(format!("m{memory}-s{sync_full}.db"));
+        let db = dir.path().join(format!("m{memory}-s{sync_full}.db"));
         let server = Server::spawn(
             &["--db", db_arg(&db)],
             &[("CANASTA_MEMORY", memory), ("CANASTA_SYNC_FULL", sync_full)],
@@ -522,7 +518,7 @@ fn boolean_environment_variables_take_1_and_0() {
         assert_eq!(db.exists(), file_made, "CANASTA_MEMORY={memory}");
     }
     for var in ["CANASTA_MEMORY", "CANASTA_SYNC_FULL"] {
-        let db = dir.join("never.db");
+        let db = dir.path().join("never.db");
         let server = Server::spawn(&["--db", db_arg(&db)], &[(var, "maybe")]);
         let exited = server.exit();
         assert_eq!(exited.status.code(), Some(2), "{var}=maybe");
@@ -533,7 +529,6 @@ fn boolean_environment_variables_take_1_and_0() {
         );
         assert!(!db.exists());
     }
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // A stored game whose log does not decode: the server starts and serves the others, and its
@@ -542,7 +537,7 @@ fn boolean_environment_variables_take_1_and_0() {
 async fn a_damaged_game_is_named_in_the_log_with_its_database() {
     use canasta_server::store::{Entry, EntryKind, LeaveEntry, Store};
     let dir = temp_dir("damaged");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     {
         let (mut store, _) = Store::open(&db, false).expect("a database");
         let request = v1::CreateGameRequest::default();
@@ -584,5 +579,4 @@ async fn a_damaged_game_is_named_in_the_log_with_its_database() {
             exited.stderr
         );
     }
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }

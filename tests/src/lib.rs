@@ -7,7 +7,7 @@ pub mod play;
 pub mod replica;
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -514,13 +514,36 @@ pub async fn play_to_end(
     }
 }
 
-/// A fresh temporary directory for a test's database.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "canasta-{name}-{}-{}",
-        std::process::id(),
-        rand::random::<u32>()
-    ));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    dir
+/// A fresh temporary directory for a test's files, its name starting with `canasta-NAME-`
+/// and made unique by `tempfile`: removed with everything in it when dropped, by a test that
+/// fails as by one that passes.
+pub fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("canasta-{name}-"))
+        .tempdir()
+        .expect("a temporary directory")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temp_dirs_never_collide_and_are_removed_by_a_failing_test() {
+        // Two tests (or two runs) asking for the same name get directories of their own.
+        let (a, b) = (temp_dir("same"), temp_dir("same"));
+        assert_ne!(a.path(), b.path());
+        assert!(a.path().is_dir() && b.path().is_dir());
+        // A test that panics with files in its directory leaves nothing behind.
+        let seen = std::sync::Mutex::new(None);
+        let failed = std::panic::catch_unwind(|| {
+            let dir = temp_dir("failing");
+            std::fs::write(dir.path().join("games.db"), b"data").expect("written");
+            *seen.lock().unwrap() = Some(dir.path().to_path_buf());
+            panic!("the test fails");
+        });
+        assert!(failed.is_err());
+        let path = seen.into_inner().unwrap().expect("the directory was made");
+        assert!(!path.exists(), "{} is left behind", path.display());
+    }
 }

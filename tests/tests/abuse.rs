@@ -1108,7 +1108,7 @@ fn assert_charged_to_the_address(result: Result<(), tonic::Status>, what: &str) 
 #[tokio::test]
 async fn calls_from_no_seat_of_the_game_they_name_are_charged_to_the_address() {
     let dir = temp_dir("address-pays");
-    let db = dir.join("games.db");
+    let db = dir.path().join("games.db");
     let (game, seats, other_seats, waiting) = {
         let server = TestServer::with_db(&db).await;
         let mut client = server.client().await;
@@ -1189,7 +1189,6 @@ async fn calls_from_no_seat_of_the_game_they_name_are_charged_to_the_address() {
     let v = view(&mut client, &game, &seats[1]).await;
     assert_eq!(v.view.unwrap().status, v1::GameStatus::Playing as i32);
     server.stop().await;
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 /// Games created for abuse of time controls: the floor's budget, the fallback policy, every

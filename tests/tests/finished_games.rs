@@ -345,7 +345,7 @@ async fn finished_games_in_memory_are_served_as_they_were_played() {
 #[tokio::test]
 async fn a_finished_game_on_sqlite_is_served_as_it_was_played_before_and_after_a_restart() {
     let dir = temp_dir("finished-games");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     let server1 = server(Some(&db)).await;
     let mut client = server1.client().await;
     let played = play(&server1, &mut client, short_match(63), usize::MAX).await;
@@ -356,5 +356,4 @@ async fn a_finished_game_on_sqlite_is_served_as_it_was_played_before_and_after_a
     let mut client = server2.client().await;
     assert_served_as_played(&mut client, &played).await;
     server2.stop().await;
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }

@@ -93,7 +93,7 @@ async fn hoard(
 #[tokio::test]
 async fn a_hoarded_hand_is_served_within_bounds_before_and_after_a_restart() {
     let dir = temp_dir("hoard");
-    let db = dir.join("games.db");
+    let db = dir.path().join("games.db");
     let server = TestServer::with_db(&db).await;
     let mut client = server.client().await;
     let game = create_with(
@@ -160,5 +160,4 @@ async fn a_hoarded_hand_is_served_within_bounds_before_and_after_a_restart() {
         .await
         .expect("the discard");
     server.stop().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }

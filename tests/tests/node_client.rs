@@ -89,9 +89,13 @@ fn node_client() -> &'static (String, PathBuf) {
         if stamp(&work).as_deref() != Some(key.as_str()) {
             // Installed aside and then put in place: another test process never sees a
             // half-made one.
-            let fresh = work.with_file_name(format!("node-client-{}", std::process::id()));
-            let _ = fs::remove_dir_all(&fresh);
-            fs::create_dir_all(&fresh).expect("a directory under target/");
+            let parent = work.parent().expect("the test's directory under target/");
+            fs::create_dir_all(parent).expect("a directory under target/");
+            let staging = tempfile::Builder::new()
+                .prefix("node-client-")
+                .tempdir_in(parent)
+                .expect("a directory under target/");
+            let fresh = staging.path();
             fs::write(fresh.join("package.json"), &manifest).expect("package.json");
             fs::write(fresh.join("package-lock.json"), &lock).expect("package-lock.json");
             run(
@@ -103,8 +107,9 @@ fn node_client() -> &'static (String, PathBuf) {
             );
             fs::write(fresh.join("canasta-installed-from.txt"), &key).expect("the stamp");
             let _ = fs::remove_dir_all(&work);
-            if fs::rename(&fresh, &work).is_err() {
-                let _ = fs::remove_dir_all(&fresh);
+            if fs::rename(fresh, &work).is_err() {
+                // Another test process put its own in place meanwhile (ours is removed with
+                // `staging`): the same, if it is current.
                 assert_eq!(
                     stamp(&work).as_deref(),
                     Some(key.as_str()),

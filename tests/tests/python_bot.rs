@@ -153,9 +153,12 @@ fn make_python_env() -> PythonEnv {
     }
     let stamp = |dir: &Path| fs::read_to_string(dir.join("canasta-stubs-of.txt")).ok();
     if stamp(&stubs).as_deref() != Some(key.as_str()) {
-        let fresh = work.join(format!("stubs-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&fresh);
-        fs::create_dir_all(&fresh).expect("the stubs' directory");
+        fs::create_dir_all(&work).expect("a directory under target/");
+        let staging = tempfile::Builder::new()
+            .prefix("stubs-")
+            .tempdir_in(&work)
+            .expect("the stubs' directory");
+        let fresh = staging.path();
         let mut protoc = Command::new(&python);
         protoc
             .args(["-m", "grpc_tools.protoc"])
@@ -167,9 +170,9 @@ fn make_python_env() -> PythonEnv {
         run("generating the Python stubs with grpcio-tools", &mut protoc);
         fs::write(fresh.join("canasta-stubs-of.txt"), &key).expect("the stubs' stamp");
         let _ = fs::remove_dir_all(&stubs);
-        if fs::rename(&fresh, &stubs).is_err() {
-            // Another test process put its own in place meanwhile: the same, if it is current.
-            let _ = fs::remove_dir_all(&fresh);
+        if fs::rename(fresh, &stubs).is_err() {
+            // Another test process put its own in place meanwhile: the same, if it is current
+            // (ours is removed with `staging`).
             assert_eq!(
                 stamp(&stubs).as_deref(),
                 Some(key.as_str()),
@@ -209,10 +212,10 @@ enum Output {
 
 /// The Python bot as a child process, killed if the test ends first. Its output is read as it
 /// comes (the test waits on the lines it expects, never for time to pass), and kept in a
-/// directory under `target/` when the test fails.
+/// directory under `target/` when the test fails (removed when it passes).
 struct PythonBot {
     child: Child,
-    dir: PathBuf,
+    dir: tempfile::TempDir,
     lines: mpsc::UnboundedReceiver<Output>,
     /// What came so far on standard output and standard error.
     out: String,
@@ -224,12 +227,12 @@ struct PythonBot {
 impl PythonBot {
     fn start(name: &str, server: SocketAddr, args: &[&str]) -> PythonBot {
         let env = python_env();
-        let dir = env.work.join("runs").join(format!(
-            "{name}-{}-{}",
-            std::process::id(),
-            rand::random::<u32>()
-        ));
-        fs::create_dir_all(&dir).expect("a directory for the run");
+        let runs = env.work.join("runs");
+        fs::create_dir_all(&runs).expect("a directory for the runs");
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{name}-"))
+            .tempdir_in(&runs)
+            .expect("a directory for the run");
         let mut child = python_command(env)
             .arg(bot_dir().join("bot.py"))
             .arg("--server")
@@ -248,7 +251,7 @@ impl PythonBot {
             (stderr, "stderr.txt", Output::Err),
         ];
         for (pipe, file, wrap) in pipes {
-            let mut file = fs::File::create(dir.join(file)).expect("a file for the output");
+            let mut file = fs::File::create(dir.path().join(file)).expect("a file for the output");
             let tx = tx.clone();
             // Read on a thread of its own to the end, so the bot never blocks on a full pipe;
             // each line is passed on, and kept in the run's directory.
@@ -400,8 +403,9 @@ impl Drop for PythonBot {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
-        if !std::thread::panicking() {
-            let _ = fs::remove_dir_all(&self.dir);
+        if std::thread::panicking() {
+            self.dir.disable_cleanup(true);
+            eprintln!("the Python bot's output is kept in {}", self.dir.path().display());
         }
     }
 }
@@ -1156,12 +1160,13 @@ async fn the_guides_tournament_runs_as_written() {
     let script = script.replacen("n=20 ", "n=2 ", 1);
     let env = python_env();
     let canasta = canasta_binary();
-    let dir = env
-        .work
-        .join("runs")
-        .join(format!("tournament-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).expect("the bot's folder");
+    let runs = env.work.join("runs");
+    fs::create_dir_all(&runs).expect("a directory for the runs");
+    let folder = tempfile::Builder::new()
+        .prefix("tournament-")
+        .tempdir_in(&runs)
+        .expect("the bot's folder");
+    let dir = folder.path();
     fs::copy(bot_dir().join("bot.py"), dir.join("bot.py")).expect("bot.py is copied");
     let venv = env
         .python
@@ -1234,7 +1239,6 @@ async fn the_guides_tournament_runs_as_written() {
         assert!(result["won"].is_boolean(), "{result}");
     }
     server.stop().await;
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// Parses `[[message name, JSON], ...]` from standard input as canasta.v1 messages (unknown

@@ -103,7 +103,7 @@ fn assert_refused(status: &Status, code: Code, why: &str) {
 #[tokio::test]
 async fn a_restarted_server_has_every_game_where_it_was() {
     let dir = temp_dir("ops-restart");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     let server = TestServer::with_db(&db).await;
     let mut client = server.client().await;
     let (id, tokens, mut replica) = started(&mut client, seeded(101)).await;
@@ -201,7 +201,6 @@ async fn a_restarted_server_has_every_game_where_it_was() {
     assert_eq!(game.seq, 3 + opening.len() as u64);
     assert_eq!(waiting_summary.seq, 1);
     server.stop().await;
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // A finished game survives a restart: listed as finished, the same result and scores, and it
@@ -209,7 +208,7 @@ async fn a_restarted_server_has_every_game_where_it_was() {
 #[tokio::test]
 async fn a_finished_game_survives_a_restart_and_exports() {
     let dir = temp_dir("ops-finished");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     let server = TestServer::with_db(&db).await;
     let mut client = server.client().await;
     let (request, script) = short_game();
@@ -282,7 +281,6 @@ async fn a_finished_game_survives_a_restart_and_exports() {
     assert_eq!(replayed.state_hash(), replica.game.state_hash());
     assert_eq!(replayed.scores().to_vec(), record.result.unwrap().totals);
     server.stop().await;
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // ListGames lists newest first, also after a restart, for games created within the same
@@ -290,7 +288,7 @@ async fn a_finished_game_survives_a_restart_and_exports() {
 #[tokio::test]
 async fn the_game_list_keeps_its_order_after_a_restart() {
     let dir = temp_dir("ops-order");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     let server = TestServer::with_db(&db).await;
     let mut client = server.client().await;
     let mut created = Vec::new();
@@ -325,7 +323,6 @@ async fn the_game_list_keeps_its_order_after_a_restart() {
     let mut client = server.client().await;
     assert_eq!(ids(&mut client).await, newest_first);
     server.stop().await;
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // ----- time controls -----
@@ -548,7 +545,7 @@ async fn a_timed_out_seat_forfeits_the_match_under_the_forfeit_policy() {
 #[tokio::test]
 async fn a_timed_game_is_back_where_it_was_after_a_restart() {
     let dir = temp_dir("ops-timed");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     let budget = 1000;
     let server = paused_with_db(&db).await;
     let mut client = server.client().await;
@@ -577,7 +574,6 @@ async fn a_timed_game_is_back_where_it_was_after_a_restart() {
     let got = events(&read_until(&mut spectator, replica.seq()).await);
     assert_eq!(got, replica.events_after(Viewer::Spectator, from));
     server.stop().await;
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // A move budget outside the server's bounds (by default 1 000 ms to a day) is refused at
@@ -628,7 +624,7 @@ async fn move_budgets_outside_the_servers_bounds_are_refused() {
 #[tokio::test]
 async fn a_match_nobody_plays_is_abandoned_and_stays_so_after_a_restart() {
     let dir = temp_dir("ops-abandoned");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     let server = paused_with_db(&db).await;
     let mut client = server.client().await;
     let budget = Config::for_tests().min_move_budget_ms;
@@ -726,7 +722,6 @@ async fn a_match_nobody_plays_is_abandoned_and_stays_so_after_a_restart() {
         .into_inner();
     assert_eq!(again, record);
     server.stop().await;
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // ----- limits -----
@@ -761,7 +756,7 @@ async fn the_game_limit_refuses_a_third_game() {
 #[tokio::test]
 async fn finished_games_do_not_count_against_the_game_limit() {
     let dir = temp_dir("ops-game-limit");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     let mut config = Config::for_tests();
     config.memory = false;
     config.db = db.clone();
@@ -833,7 +828,6 @@ async fn finished_games_do_not_count_against_the_game_limit() {
     assert_eq!(list(&mut client).await, listed);
     check_finished(client.clone(), finished.clone(), replica.seq()).await;
     server.stop().await;
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // Concurrent CreateGame calls never exceed max_games: the place is taken before the game is
@@ -844,7 +838,7 @@ async fn concurrent_creations_never_exceed_the_game_limit() {
     let dir = temp_dir("ops-concurrent-limit");
     let mut config = Config::for_tests();
     config.memory = false;
-    config.db = dir.join("canasta.db");
+    config.db = dir.path().join("canasta.db");
     config.max_games = 5;
     let server = TestServer::with_config(config).await;
     let mut calls = Vec::new();
@@ -866,7 +860,6 @@ async fn concurrent_creations_never_exceed_the_game_limit() {
     let mut client = server.client().await;
     assert_eq!(list(&mut client).await.games.len(), 5);
     server.stop().await;
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // max_message_bytes = 2000: larger requests are refused RESOURCE_EXHAUSTED MESSAGE_TOO_LARGE
@@ -1333,7 +1326,7 @@ struct Mover {
 #[tokio::test]
 async fn shutdown_ends_streams_and_loses_no_acknowledged_action() {
     let dir = temp_dir("ops-shutdown");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     let server = paused_with_db(&db).await;
     let mut client = server.client().await;
     let (id, tokens, replica) = started(&mut client, seeded(601)).await;
@@ -1426,5 +1419,4 @@ async fn shutdown_ends_streams_and_loses_no_acknowledged_action() {
         assert_eq!(got, replica.events(viewer)[..got.len()].to_vec());
     }
     server.stop().await;
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }

@@ -344,7 +344,7 @@ async fn assert_log(client: &mut Client, game_id: &str, tokens: &[String], repli
 #[tokio::test]
 async fn shutdown_ends_streams_and_calls_refuses_new_requests_and_returns() {
     let dir = temp_dir("shutdown-streams");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     let mut server = start(&db).await;
     let mut client = server.client().await;
 
@@ -529,7 +529,6 @@ async fn shutdown_ends_streams_and_calls_refuses_new_requests_and_returns() {
     assert_eq!(applied.seq, a_replica.seq());
     assert_eq!(applied.events, a_replica.events_after(seat(mover), first));
     server.stop().await;
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // Three games are in play when the shutdown begins: a short match played over SubmitAction,
@@ -542,7 +541,7 @@ async fn shutdown_ends_streams_and_calls_refuses_new_requests_and_returns() {
 #[tokio::test]
 async fn every_acknowledged_action_is_stored_and_the_games_play_on_after_a_restart() {
     let dir = temp_dir("shutdown-stored");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     let mut server = start(&db).await;
     let mut client = server.client().await;
     let (request, script) = short_game();
@@ -659,7 +658,6 @@ async fn every_acknowledged_action_is_stored_and_the_games_play_on_after_a_resta
     plain_moves(&mut client, &l, &l_tokens, &mut l_replica, 4).await;
     assert_log(&mut client, &l, &l_tokens, &l_replica).await;
     server.stop().await;
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // ----- actions racing the shutdown -----
@@ -892,7 +890,7 @@ async fn an_action_racing_the_shutdown_is_stored_if_acknowledged_and_else_not_ap
     eprintln!("CANASTA_SHUTDOWN_SEED={seed}");
     let mut rng = Xoshiro256::seed_from_u64(seed);
     let dir = temp_dir("shutdown-race");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     let mut racers: Vec<Racer> = Vec::new();
     let mut pending: Vec<Option<Pending>> = (0..GAMES).map(|_| None).collect();
     let mut outcomes: Vec<String> = Vec::new();
@@ -1032,7 +1030,6 @@ async fn an_action_racing_the_shutdown_is_stored_if_acknowledged_and_else_not_ap
         server.stopped_within(WITHIN).await;
     }
     println!("the actions racing the shutdown: {outcomes:?}");
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // A served connection costs the server one file descriptor: the registry that cuts the

@@ -66,7 +66,7 @@ fn config_on(db: &std::path::Path) -> Config {
 #[tokio::test]
 async fn failed_writes_change_nothing_and_a_retry_after_recovery_applies_once() {
     let dir = temp_dir("storage-faults");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     let config = config_on(&db);
     let (store, loaded) = canasta_server::open_store(&config).expect("the database opens");
     let faults = store.write_faults();
@@ -149,7 +149,6 @@ async fn failed_writes_change_nothing_and_a_retry_after_recovery_applies_once() 
         replica.events(Viewer::Spectator)
     );
     server.stop().await;
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // A stored log entry that no longer decodes: after a restart that game answers DATA_LOSS
@@ -159,7 +158,7 @@ async fn failed_writes_change_nothing_and_a_retry_after_recovery_applies_once() 
 #[tokio::test]
 async fn a_game_with_a_damaged_log_answers_bad_log_and_the_others_play_on() {
     let dir = temp_dir("storage-damaged");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     let server = TestServer::with_db(&db).await;
     let mut client = server.client().await;
     let (damaged, damaged_tokens, mut damaged_replica) = started(&mut client, seeded(94)).await;
@@ -287,7 +286,6 @@ async fn a_game_with_a_damaged_log_answers_bad_log_and_the_others_play_on() {
     // Its creation, two joins and four actions.
     assert_eq!(rows, 1 + 2 + 4);
     drop(conn);
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 /// Two started games with moves played on a database in `dir`, the server stopped: the
@@ -340,7 +338,7 @@ async fn listed(client: &mut Client) -> Vec<String> {
 #[tokio::test]
 async fn any_bit_flipped_in_a_stored_action_is_refused_bad_log() {
     let dir = temp_dir("storage-flips");
-    let (db, [damaged, id], _, _, _, replica) = two_played_games(&dir).await;
+    let (db, [damaged, id], _, _, _, replica) = two_played_games(dir.path()).await;
     let pristine = std::fs::read(&db).expect("the database");
     let entry: Vec<u8> = rusqlite::Connection::open(&db)
         .expect("the database opens")
@@ -383,7 +381,6 @@ async fn any_bit_flipped_in_a_stored_action_is_refused_bad_log() {
         served.len(),
         entry.len() * 8
     );
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // A bit flipped in one game's id in the games table, so that it is no longer UTF-8: the server
@@ -392,7 +389,7 @@ async fn any_bit_flipped_in_a_stored_action_is_refused_bad_log() {
 #[tokio::test]
 async fn a_game_id_damaged_in_its_row_answers_bad_log_and_the_server_starts() {
     let dir = temp_dir("storage-bad-id");
-    let (db, [damaged, id], _, _, tokens, mut replica) = two_played_games(&dir).await;
+    let (db, [damaged, id], _, _, tokens, mut replica) = two_played_games(dir.path()).await;
     let conn = rusqlite::Connection::open(&db).expect("the database opens");
     let mut bytes = damaged.clone().into_bytes();
     bytes[3] ^= 0x80;
@@ -421,7 +418,6 @@ async fn a_game_id_damaged_in_its_row_answers_bad_log_and_the_server_starts() {
     );
     plain_moves(&mut client, &id, &tokens, &mut replica, 2).await;
     server.stop().await;
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }
 
 // The database deleted while the server runs: the next action is refused UNAVAILABLE
@@ -430,7 +426,7 @@ async fn a_game_id_damaged_in_its_row_answers_bad_log_and_the_server_starts() {
 #[tokio::test]
 async fn a_database_deleted_while_serving_acknowledges_nothing_more() {
     let dir = temp_dir("storage-deleted");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     let server = TestServer::with_db(&db).await;
     let mut client = server.client().await;
     let (id, tokens, mut replica) = started(&mut client, seeded(98)).await;
@@ -475,5 +471,4 @@ async fn a_database_deleted_while_serving_acknowledges_nothing_more() {
         .expect_err("no seat is stored");
     assert_refused(&status, Code::Unavailable, "STORAGE_FAILED");
     server.stop().await;
-    std::fs::remove_dir_all(&dir).expect("the directory is removed");
 }

@@ -8,6 +8,7 @@ use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
 use canasta_server::Config;
 use canasta_tests::*;
+use tempfile::TempDir;
 use tonic::transport::Channel;
 
 /// A self-signed certificate for localhost and 127.0.0.1: (certificate PEM, key PEM).
@@ -18,21 +19,21 @@ fn self_signed() -> (String, String) {
     (certified.cert.pem(), certified.signing_key.serialize_pem())
 }
 
-/// Writes the certificate and key to a fresh directory; returns their paths.
-fn write_pem(name: &str, cert: &str, key: &str) -> (PathBuf, PathBuf) {
+/// Writes the certificate and key to a fresh directory; returns it (removed when dropped) and
+/// their paths.
+fn write_pem(name: &str, cert: &str, key: &str) -> (TempDir, PathBuf, PathBuf) {
     let dir = temp_dir(name);
-    let (cert_path, key_path) = (dir.join("cert.pem"), dir.join("key.pem"));
+    let (cert_path, key_path) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
     std::fs::write(&cert_path, cert).expect("written");
     std::fs::write(&key_path, key).expect("written");
-    (cert_path, key_path)
+    (dir, cert_path, key_path)
 }
 
 /// A TLS server with a fresh certificate; returns it, the certificate to trust, and the
-/// directory of its files (for the test to remove once the server has stopped).
-async fn tls_server(name: &str) -> (TestServer, String, PathBuf) {
+/// directory of its files (removed when dropped, after the server).
+async fn tls_server(name: &str) -> (TestServer, String, TempDir) {
     let (cert, key) = self_signed();
-    let (cert_path, key_path) = write_pem(name, &cert, &key);
-    let dir = cert_path.parent().expect("a directory").to_path_buf();
+    let (dir, cert_path, key_path) = write_pem(name, &cert, &key);
     let mut config = Config::for_tests();
     config.tls_cert = Some(cert_path);
     config.tls_key = Some(key_path);
@@ -41,7 +42,7 @@ async fn tls_server(name: &str) -> (TestServer, String, PathBuf) {
 
 #[tokio::test]
 async fn a_tls_client_plays_a_whole_game() {
-    let (server, ca, dir) = tls_server("tls-game").await;
+    let (server, ca, _dir) = tls_server("tls-game").await;
     let mut client = connect_tls(server.addr, &ca)
         .await
         .expect("a TLS connection");
@@ -93,12 +94,11 @@ async fn a_tls_client_plays_a_whole_game() {
     assert_eq!(summary.status, v1::GameStatus::Finished as i32);
     assert_eq!(summary.seq, seq);
     server.stop().await;
-    std::fs::remove_dir_all(dir).expect("the directory is removed");
 }
 
 #[tokio::test]
 async fn plaintext_and_untrusting_clients_are_turned_away() {
-    let (server, ca, dir) = tls_server("tls-plain").await;
+    let (server, ca, _dir) = tls_server("tls-plain").await;
     // A plaintext HTTP/2 client: the TLS handshake fails, so no call gets through.
     let plain = Channel::from_shared(format!("http://{}", server.addr))
         .expect("a uri")
@@ -137,7 +137,6 @@ async fn plaintext_and_untrusting_clients_are_turned_away() {
         .into_inner();
     assert!(games.games.is_empty());
     server.stop().await;
-    std::fs::remove_dir_all(dir).expect("the directory is removed");
 }
 
 #[tokio::test]
@@ -157,7 +156,7 @@ async fn unusable_tls_files_stop_the_server_with_a_message() {
     };
     // Only one of the two files.
     let (cert, key) = self_signed();
-    let (cert_path, key_path) = write_pem("tls-bad", &cert, &key);
+    let (_dir, cert_path, key_path) = write_pem("tls-bad", &cert, &key);
     let mut config = Config::for_tests();
     config.tls_cert = Some(cert_path.clone());
     let message = run(config).await;
@@ -179,6 +178,4 @@ async fn unusable_tls_files_stop_the_server_with_a_message() {
     config.tls_key = Some(garbage);
     let message = run(config).await;
     assert!(message.contains("not usable"), "{message}");
-    std::fs::remove_dir_all(cert_path.parent().expect("a directory"))
-        .expect("the directory is removed");
 }

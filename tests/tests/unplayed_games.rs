@@ -437,7 +437,7 @@ async fn server_on(db: &std::path::Path, waiting: f64, idle: f64) -> TestServer 
 #[tokio::test]
 async fn ends_survive_a_restart_and_a_restart_arms_the_pending_policies() {
     let dir = temp_dir("unplayed");
-    let db = dir.join("canasta.db");
+    let db = dir.path().join("canasta.db");
     // The first server: a day to fill a game; started ones are never idle.
     let server = server_on(&db, 86_400.0, 0.0).await;
     let mut client = server.client().await;
@@ -513,7 +513,6 @@ async fn ends_survive_a_restart_and_a_restart_arms_the_pending_policies() {
         .expect_err("over");
     assert_eq!(reason(&refused), "GAME_FINISHED");
     server.stop().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // JoinGame says what is wrong: without a display name, that it is required (never a

@@ -3,7 +3,6 @@
 
 #![allow(dead_code)] // each test file uses part of this module
 
-use std::path::PathBuf;
 
 use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
@@ -23,15 +22,14 @@ pub fn authed<T>(message: T, token: &str) -> Request<T> {
     r
 }
 
-/// A fresh temporary directory, its name starting with `name`.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "canasta-{name}-{}-{}",
-        std::process::id(),
-        rand::random::<u32>()
-    ));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    dir
+/// A fresh temporary directory, its name starting with `canasta-NAME-` and made unique by
+/// `tempfile`: removed with everything in it when dropped, by a test that fails as by one that
+/// passes.
+pub fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("canasta-{name}-"))
+        .tempdir()
+        .expect("a temporary directory")
 }
 
 /// Creates an official game of `players` (with `options`) from `seed` and takes every seat, in
