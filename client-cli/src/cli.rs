@@ -124,7 +124,7 @@ pub struct PlayArgs {
     /// Stop after this many deals (0: play the match to its end).
     #[arg(long, default_value_t = 0)]
     pub deals: u32,
-    /// Colours and suit symbols (auto: on a terminal).
+    /// Colours and suit symbols (auto: on a terminal, without colours if NO_COLOR is set).
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
 }
@@ -276,7 +276,7 @@ pub struct WatchArgs {
     /// watch then resumes from the last event it showed), in seconds.
     #[arg(long, default_value_t = 60, value_parser = positive::<u64>)]
     pub reconnect_secs: u64,
-    /// Colours and suit symbols (auto: on a terminal).
+    /// Colours and suit symbols (auto: on a terminal, without colours if NO_COLOR is set).
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
 }
@@ -387,7 +387,7 @@ pub struct DemoArgs {
     /// Stop after this many deals (0: the whole match).
     #[arg(long, default_value_t = 1)]
     pub deals: u32,
-    /// Colours and suit symbols (auto: on a terminal).
+    /// Colours and suit symbols (auto: on a terminal, without colours if NO_COLOR is set).
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
 }
@@ -439,14 +439,16 @@ pub struct LoadtestArgs {
     pub json: bool,
 }
 
-/// `--color`.
+/// `--color`: it wins over the environment (`NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE`), which
+/// only `auto` reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Color {
-    /// Colours and suit symbols when standard output is a terminal.
+    /// Suit symbols when standard output is a terminal; colours there too unless NO_COLOR is
+    /// set or CLICOLOR=0, and anywhere if CLICOLOR_FORCE is set.
     Auto,
-    /// Always.
+    /// Colours and suit symbols, whatever the environment says.
     Always,
-    /// Never: plain ASCII cards (KS, 10H, Jk).
+    /// Never: plain ASCII cards (KS, 10H, Jk), no escape codes.
     Never,
 }
 

@@ -12,45 +12,78 @@ use canasta_proto::v1::game_event::Kind;
 
 use crate::cli::Color;
 
-/// How to draw cards: with colours and suit symbols on a terminal, plain ASCII otherwise.
+/// How to draw cards and text: suit symbols (`K♠`) or letters (`KS`), with colours or without.
 #[derive(Clone, Copy, Debug)]
 pub struct Style {
+    /// Suit symbols instead of letters.
+    symbols: bool,
+    /// Colours and weights, as ANSI escape codes.
     color: bool,
 }
 
-const RED: &str = "\x1b[31m";
-const MAGENTA: &str = "\x1b[35m";
-const BOLD: &str = "\x1b[1m";
-const DIM: &str = "\x1b[2m";
-const RESET: &str = "\x1b[0m";
+const RED: anstyle::Style = anstyle::AnsiColor::Red.on_default();
+const MAGENTA: anstyle::Style = anstyle::AnsiColor::Magenta.on_default();
+const BOLD: anstyle::Style = anstyle::Style::new().bold();
+const DIM: anstyle::Style = anstyle::Style::new().dimmed();
 
 impl Style {
-    /// From `--color`: auto (a terminal gets colours), always, never.
+    /// From `--color`, for standard output. `always` and `never` decide whatever the
+    /// environment says. `auto` leaves colours to anstream: none when `NO_COLOR` is set (not
+    /// empty) or `CLICOLOR` is `0`; on when `CLICOLOR_FORCE` is set (not empty), even into a
+    /// pipe or a file; otherwise on a terminal whose `TERM` is set and not `dumb`. Suit symbols
+    /// come with colours, and on a terminal without them (`NO_COLOR` turns off colours, not
+    /// symbols).
     pub fn from_flag(flag: Color) -> Style {
-        let color = match flag {
-            Color::Always => true,
-            Color::Never => false,
-            Color::Auto => std::io::stdout().is_terminal(),
-        };
-        Style { color }
+        match flag {
+            Color::Always => Style {
+                symbols: true,
+                color: true,
+            },
+            Color::Never => Style {
+                symbols: false,
+                color: false,
+            },
+            Color::Auto => {
+                let stdout = std::io::stdout();
+                let color = anstream::AutoStream::choice(&stdout) != anstream::ColorChoice::Never;
+                Style {
+                    symbols: color || stdout.is_terminal(),
+                    color,
+                }
+            }
+        }
     }
 
     /// Plain text, for tests.
     #[cfg(test)]
     pub fn plain() -> Style {
-        Style { color: false }
+        Style {
+            symbols: false,
+            color: false,
+        }
     }
 
-    /// A card: `K♠` in colour on a terminal, `KS` otherwise.
+    /// `text` in `style`, if colours are on.
+    fn paint(&self, style: anstyle::Style, text: &str) -> String {
+        if self.color {
+            format!("{style}{text}{style:#}")
+        } else {
+            text.to_string()
+        }
+    }
+
+    /// A card: `K♠` (red for hearts and diamonds, magenta for a joker, when colours are on),
+    /// or `KS` without symbols.
     pub fn card(&self, card: Card) -> String {
-        if !self.color {
+        if !self.symbols {
             return card_ascii(card);
         }
-        match card.suit() {
-            None => format!("{MAGENTA}Jk{RESET}"),
-            Some(s) if s.is_red() => format!("{RED}{card}{RESET}"),
-            Some(_) => card.to_string(),
-        }
+        let style = match card.suit() {
+            None => MAGENTA,
+            Some(s) if s.is_red() => RED,
+            Some(_) => anstyle::Style::new(),
+        };
+        self.paint(style, &card.to_string())
     }
 
     /// Cards in a row.
@@ -86,20 +119,12 @@ impl Style {
 
     /// Bold text.
     pub fn bold(&self, text: &str) -> String {
-        if self.color {
-            format!("{BOLD}{text}{RESET}")
-        } else {
-            text.to_string()
-        }
+        self.paint(BOLD, text)
     }
 
     /// Faint text.
     pub fn dim(&self, text: &str) -> String {
-        if self.color {
-            format!("{DIM}{text}{RESET}")
-        } else {
-            text.to_string()
-        }
+        self.paint(DIM, text)
     }
 }
 
@@ -645,9 +670,30 @@ mod tests {
     }
 
     #[test]
-    fn colours_mark_red_suits() {
-        let style = Style { color: true };
-        assert!(style.card("KH".parse().unwrap()).contains(RED));
-        assert!(!style.card("KS".parse().unwrap()).contains(RED));
+    fn colours_mark_red_suits_and_jokers_with_the_same_codes_as_ever() {
+        let style = Style {
+            symbols: true,
+            color: true,
+        };
+        let card = |text: &str| style.card(text.parse().unwrap());
+        assert_eq!(card("KH"), "\x1b[31mK♥\x1b[0m");
+        assert_eq!(card("10D"), "\x1b[31m10♦\x1b[0m");
+        assert_eq!(card("KS"), "K♠");
+        assert_eq!(card("Jk"), "\x1b[35mJk\x1b[0m");
+        assert_eq!(style.bold("you"), "\x1b[1myou\x1b[0m");
+        assert_eq!(style.dim("seat 2"), "\x1b[2mseat 2\x1b[0m");
+    }
+
+    #[test]
+    fn symbols_without_colours_have_no_escape_codes() {
+        // What a terminal gets with NO_COLOR set.
+        let style = Style {
+            symbols: true,
+            color: false,
+        };
+        let hand = CardCounts::from_cards(parse_cards("KH KS 2C Jk").unwrap());
+        assert_eq!(style.hand(&hand), "K♥ K♠  2♣  Jk");
+        assert_eq!(style.bold("you"), "you");
+        assert_eq!(style.dim("seat 2"), "seat 2");
     }
 }

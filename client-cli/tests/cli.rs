@@ -1682,6 +1682,111 @@ fn demo_shows_a_deal_and_its_score() {
     );
 }
 
+/// The environment's colour settings (`CI` among them: on a terminal it turns colours on),
+/// cleared before each run of the colour tests so that the developer's or the CI service's own
+/// do not change what they see.
+const COLOUR_VARIABLES: [&str; 5] = ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "TERM", "CI"];
+
+/// A deal of `canasta demo` without pauses, with `args` and the environment's colour settings
+/// replaced by `env`, standard output a pipe: what it printed.
+fn demo_output(args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut command = Command::new(BIN);
+    command.args(["demo", "--delay-ms", "0", "--seed", "5"]).args(args);
+    for name in COLOUR_VARIABLES {
+        command.env_remove(name);
+    }
+    let o = command
+        .envs(env.iter().copied())
+        .output()
+        .expect("canasta runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o)
+}
+
+/// True if `text` has a red card drawn with its suit symbol, in colour.
+fn has_red_card_in_colour(text: &str) -> bool {
+    text.contains("\x1b[31m") && (text.contains('♥') || text.contains('♦'))
+}
+
+// `--color auto` (the default) into a pipe: plain unless CLICOLOR_FORCE asks for colours, and
+// NO_COLOR wins over that; an empty NO_COLOR counts as unset (as the NO_COLOR convention says).
+#[test]
+fn no_color_turns_colours_off_under_auto() {
+    let plain = demo_output(&[], &[]);
+    assert!(!plain.contains('\x1b') && !plain.contains('♥'), "{plain}");
+    let forced = demo_output(&[], &[("CLICOLOR_FORCE", "1")]);
+    assert!(has_red_card_in_colour(&forced), "{forced}");
+    for no_color in ["1", "true", "0"] {
+        let text = demo_output(&[], &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", no_color)]);
+        assert!(
+            !text.contains('\x1b'),
+            "escape codes with NO_COLOR={no_color}: {text}"
+        );
+        assert!(text.contains("deal 1 ends"), "{text}");
+    }
+    let empty = demo_output(&[], &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "")]);
+    assert!(has_red_card_in_colour(&empty), "{empty}");
+}
+
+// `--color always` and `--color never` win over the environment.
+#[test]
+fn the_color_flag_wins_over_the_environment() {
+    let always = demo_output(&["--color", "always"], &[("NO_COLOR", "1"), ("CLICOLOR", "0")]);
+    assert!(has_red_card_in_colour(&always), "{always}");
+    let never = demo_output(&["--color", "never"], &[("CLICOLOR_FORCE", "1")]);
+    assert!(!never.contains('\x1b') && !never.contains('♥'), "{never}");
+    assert!(never.contains("deal 1 ends"), "{never}");
+}
+
+/// `canasta demo` (a deal, no pauses) with `args` on a terminal: a pseudo-terminal that
+/// util-linux's `script` makes, with the colour settings `env` (and `TERM` unless given).
+#[cfg(target_os = "linux")]
+fn demo_on_a_terminal(args: &[&str], env: &[(&str, &str)]) -> String {
+    assert!(!BIN.contains('\''), "{BIN}");
+    let line = format!("'{BIN}' demo --delay-ms 0 --seed 5 {}", args.join(" "));
+    let mut command = Command::new("script");
+    command.args(["--quiet", "--return", "--flush", "--command", &line, "/dev/null"]);
+    for name in COLOUR_VARIABLES {
+        command.env_remove(name);
+    }
+    command.env("TERM", "xterm-256color");
+    let o = command
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "the terminal tests run `canasta` under util-linux's `script` (on Debian and \
+                 Ubuntu in the bsdutils package): {e}"
+            )
+        });
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    stdout(&o)
+}
+
+// On a terminal `auto` gives colours and suit symbols; NO_COLOR (or CLICOLOR=0, or a dumb
+// terminal) keeps the symbols and drops every escape code; `--color never` drops both, and
+// `--color always` keeps both under NO_COLOR.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_terminal_gets_colours_unless_no_color_is_set() {
+    let coloured = demo_on_a_terminal(&[], &[]);
+    assert!(has_red_card_in_colour(&coloured), "{coloured}");
+    for env in [
+        &[("NO_COLOR", "1")][..],
+        &[("CLICOLOR", "0")],
+        &[("TERM", "dumb")],
+    ] {
+        let text = demo_on_a_terminal(&[], env);
+        assert!(!text.contains('\x1b'), "escape codes with {env:?}: {text}");
+        assert!(text.contains('♥') || text.contains('♦'), "{env:?}: {text}");
+    }
+    let never = demo_on_a_terminal(&["--color", "never"], &[]);
+    assert!(!never.contains('\x1b') && !never.contains('♥'), "{never}");
+    let always = demo_on_a_terminal(&["--color", "always"], &[("NO_COLOR", "1")]);
+    assert!(has_red_card_in_colour(&always), "{always}");
+}
+
 #[test]
 fn loadtest_reports_consistent_counts() {
     let o = canasta(&[
