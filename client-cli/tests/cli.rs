@@ -1691,7 +1691,9 @@ const COLOUR_VARIABLES: [&str; 5] = ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "
 /// replaced by `env`, standard output a pipe: what it printed.
 fn demo_output(args: &[&str], env: &[(&str, &str)]) -> String {
     let mut command = Command::new(BIN);
-    command.args(["demo", "--delay-ms", "0", "--seed", "5"]).args(args);
+    command
+        .args(["demo", "--delay-ms", "0", "--seed", "5"])
+        .args(args);
     for name in COLOUR_VARIABLES {
         command.env_remove(name);
     }
@@ -1731,7 +1733,10 @@ fn no_color_turns_colours_off_under_auto() {
 // `--color always` and `--color never` win over the environment.
 #[test]
 fn the_color_flag_wins_over_the_environment() {
-    let always = demo_output(&["--color", "always"], &[("NO_COLOR", "1"), ("CLICOLOR", "0")]);
+    let always = demo_output(
+        &["--color", "always"],
+        &[("NO_COLOR", "1"), ("CLICOLOR", "0")],
+    );
     assert!(has_red_card_in_colour(&always), "{always}");
     let never = demo_output(&["--color", "never"], &[("CLICOLOR_FORCE", "1")]);
     assert!(!never.contains('\x1b') && !never.contains('♥'), "{never}");
@@ -1745,7 +1750,14 @@ fn demo_on_a_terminal(args: &[&str], env: &[(&str, &str)]) -> String {
     assert!(!BIN.contains('\''), "{BIN}");
     let line = format!("'{BIN}' demo --delay-ms 0 --seed 5 {}", args.join(" "));
     let mut command = Command::new("script");
-    command.args(["--quiet", "--return", "--flush", "--command", &line, "/dev/null"]);
+    command.args([
+        "--quiet",
+        "--return",
+        "--flush",
+        "--command",
+        &line,
+        "/dev/null",
+    ]);
     for name in COLOUR_VARIABLES {
         command.env_remove(name);
     }
@@ -1840,7 +1852,12 @@ fn loadtest_reads_the_cpu_and_memory_of_a_server_of_its_own() {
         "--address-requests-per-second",
         "1000000000",
     ];
-    let server = ServerProcess::start_with(&bin, &dir.path().join("games.db"), "127.0.0.1:0", &unlimited);
+    let server = ServerProcess::start_with(
+        &bin,
+        &dir.path().join("games.db"),
+        "127.0.0.1:0",
+        &unlimited,
+    );
     let pid = server.child.id().to_string();
     let o = canasta(&[
         "loadtest",

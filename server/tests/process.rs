@@ -455,7 +455,8 @@ fn the_address_is_printed_only_once_the_database_is_open() {
     assert_eq!(exited.status.code(), Some(1), "stderr:\n{}", exited.stderr);
     assert!(exited.stdout.is_empty(), "{:?}", exited.stdout);
     assert!(
-        exited.stderr.contains("cannot open the database") && exited.stderr.contains(db_arg(dir.path())),
+        exited.stderr.contains("cannot open the database")
+            && exited.stderr.contains(db_arg(dir.path())),
         "stderr:\n{}",
         exited.stderr
     );

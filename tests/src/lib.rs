@@ -1,13 +1,18 @@
 //! Helpers for end-to-end tests: a real `canasta-server` on `127.0.0.1:0` (on the test's runtime,
 //! or on one of its own, whose clock the tests of time pause: [`TestServer::on_own_runtime`]),
-//! gRPC clients with seat tokens, a count to wait on ([`Counter`]), and small conveniences for
-//! the common steps of a game.
+//! gRPC clients with seat tokens, a count to wait on ([`Counter`]), refusals to assert, and small
+//! conveniences for the common steps of a game, for files ([`workspace_root`], [`temp_dir`]) and
+//! for other programs ([`run`]). [`replica`] plays the same game in the engine and reads
+//! streams, [`play`] drives Play calls, [`wire`] writes actions as a client sends them.
+//!
+//! A helper that more than one test file needs lives here, once.
 
 pub mod play;
 pub mod replica;
+pub mod wire;
 
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,7 +24,8 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
-use tonic::{Request, Status};
+use tonic::{Code, Request, Response, Status};
+use tonic_types::StatusExt;
 
 /// The gRPC client type.
 pub type Client = CanastaServiceClient<Channel>;
@@ -451,6 +457,72 @@ pub fn reason(status: &Status) -> String {
     canasta_proto::reason::raw_reason_of(status).unwrap_or_default()
 }
 
+/// Asserts a refusal: its code, its reason, and for a limit (RESOURCE_EXHAUSTED) a RetryInfo
+/// with a delay.
+#[track_caller]
+pub fn assert_refused(status: &Status, code: Code, why: &str) {
+    assert_eq!(status.code(), code, "{status:?}");
+    assert_eq!(reason(status), why, "{status:?}");
+    if code == Code::ResourceExhausted {
+        let retry = status.get_details_retry_info().expect("a RetryInfo");
+        assert!(
+            retry.retry_delay.is_some_and(|d| d > Duration::ZERO),
+            "{retry:?}"
+        );
+    }
+}
+
+/// Asserts that a call was refused with `code` and `why` (see [`assert_refused`]); returns the
+/// status.
+#[track_caller]
+pub fn refused<T: std::fmt::Debug>(
+    result: Result<Response<T>, Status>,
+    code: Code,
+    why: &str,
+) -> Status {
+    let status = result.expect_err(&format!("the request should be refused with {why}"));
+    assert_refused(&status, code, why);
+    status
+}
+
+/// Opens a watch stream of `game_id` (from the start, without the legal actions) once the
+/// server has freed a place: a closed stream's place is freed when the server has read the
+/// client's reset and ended the stream's task, a few of its task switches after the reset
+/// (which comes before the next request on the connection). Each try is a round trip, and
+/// any refusal but TOO_MANY_WATCHERS fails; a bounded number of them, never a pause.
+pub async fn watch_when_freed(
+    client: &mut Client,
+    game_id: &str,
+    token: Option<&str>,
+) -> tonic::Streaming<v1::WatchGameResponse> {
+    for _ in 0..100 {
+        match open_watch(client, game_id, token, 0, false).await {
+            Ok(stream) => return stream,
+            Err(status) => assert_refused(&status, Code::ResourceExhausted, "TOO_MANY_WATCHERS"),
+        }
+    }
+    panic!("the closed stream's place is not freed after 100 tries");
+}
+
+/// The first bytes the server sends on a raw connection (its HTTP/2 settings, sent as soon as
+/// it serves the connection), or none if it closes or resets the connection first; within
+/// 10 s, a guard against a hang.
+pub async fn first_bytes(stream: &mut tokio::net::TcpStream) -> Vec<u8> {
+    use tokio::io::AsyncReadExt;
+    let mut buf = vec![0u8; 1024];
+    let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buf))
+        .await
+        .expect("the server serves or closes a connection within 10 s");
+    match read {
+        Ok(n) => buf.truncate(n),
+        Err(e) => {
+            assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}");
+            buf.clear();
+        }
+    }
+    buf
+}
+
 /// Reads the next message of a watch stream, with a time limit.
 pub async fn next_message(
     stream: &mut tonic::Streaming<v1::WatchGameResponse>,
@@ -512,6 +584,30 @@ pub async fn play_to_end(
         }
         assert!(progressed, "no seat could act");
     }
+}
+
+/// The workspace's root directory, where the tests crate sits.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tests crate is in the workspace")
+        .to_path_buf()
+}
+
+/// Runs a command to its end; panics with its output if it fails, saying what it was for
+/// (`what`). Returns its standard output.
+pub fn run(what: &str, command: &mut std::process::Command) -> String {
+    let out = command
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot run {command:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed ({}): {command:?}\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// A fresh temporary directory for a test's files, its name starting with `canasta-NAME-`

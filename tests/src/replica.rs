@@ -63,6 +63,33 @@ pub enum LogItem {
     Engine(Event),
 }
 
+impl LogItem {
+    /// The event as `viewer` must receive it.
+    pub fn seen_by(&self, viewer: Viewer) -> Option<Ev> {
+        match self {
+            LogItem::Server(k) => Some(k.clone()),
+            LogItem::Engine(e) => event_to_wire(&redact(e, viewer)),
+        }
+    }
+}
+
+/// The log of a game of `players` that every seat joined in seat order as [`crate::join_all`]
+/// does (as "player N"), up to its start: the joins, the start, and the engine's `opening`
+/// events.
+pub fn joined_log(players: u8, opening: Vec<Event>) -> Vec<LogItem> {
+    let mut log: Vec<LogItem> = (0..u32::from(players))
+        .map(|seat| {
+            LogItem::Server(Ev::SeatJoined(v1::SeatJoined {
+                seat,
+                display_name: format!("player {seat}"),
+            }))
+        })
+        .collect();
+    log.push(LogItem::Server(Ev::GameStarted(v1::GameStarted {})));
+    log.extend(opening.into_iter().map(LogItem::Engine));
+    log
+}
+
 /// The game as the server must have it, played in-process by the engine from the same setup
 /// and the same actions: the events each viewer must receive.
 pub struct Replica {
@@ -76,16 +103,7 @@ impl Replica {
     /// The game `request` creates, after every seat joined in seat order as `join_all` does.
     pub fn joined(request: &v1::CreateGameRequest) -> Replica {
         let (game, opening) = Game::start(&setup_of(request)).expect("a valid setup");
-        let mut log: Vec<LogItem> = (0..game.rules().players as u32)
-            .map(|seat| {
-                LogItem::Server(Ev::SeatJoined(v1::SeatJoined {
-                    seat,
-                    display_name: format!("player {seat}"),
-                }))
-            })
-            .collect();
-        log.push(LogItem::Server(Ev::GameStarted(v1::GameStarted {})));
-        log.extend(opening.into_iter().map(LogItem::Engine));
+        let log = joined_log(game.rules().players, opening);
         Replica { game, log }
     }
 
@@ -122,10 +140,7 @@ impl Replica {
             .enumerate()
             .map(|(i, item)| v1::GameEvent {
                 seq: i as u64 + 1,
-                kind: match item {
-                    LogItem::Server(k) => Some(k.clone()),
-                    LogItem::Engine(e) => event_to_wire(&redact(e, viewer)),
-                },
+                kind: item.seen_by(viewer),
             })
             .collect()
     }
@@ -169,12 +184,15 @@ pub fn seeded(seed: u64) -> v1::CreateGameRequest {
     }
 }
 
+/// A card from its text, e.g. `card("KS")`; panics saying what is wrong with the text.
 pub fn card(text: &str) -> Card {
-    text.parse().expect("a card")
+    text.parse()
+        .unwrap_or_else(|e| panic!("{text:?} is not a card: {e}"))
 }
 
+/// Cards from their text, e.g. `cards("KS KH 2C")`; panics saying what is wrong with the text.
 pub fn cards(text: &str) -> Vec<Card> {
-    parse_cards(text).expect("cards")
+    parse_cards(text).unwrap_or_else(|e| panic!("{text:?} are not cards: {e}"))
 }
 
 pub const SEAT0_HAND: &str = "KS KS KH KH KD KD KC QS QS QH QH QD QD QC AS";
@@ -314,6 +332,36 @@ pub async fn read_to_end(stream: &mut Streaming<v1::WatchGameResponse>) -> Vec<M
         out.push(m.kind.expect("a message kind"));
     }
     out
+}
+
+/// Reads a stream until it ends, each message within 10 s (a guard against a hang): its
+/// messages, and the error that ended it, if one did.
+pub async fn drain(
+    mut stream: Streaming<v1::WatchGameResponse>,
+) -> (Vec<Msg>, Option<tonic::Status>) {
+    let mut messages = Vec::new();
+    loop {
+        match tokio::time::timeout(std::time::Duration::from_secs(10), stream.message())
+            .await
+            .expect("a message or the stream's end within 10 s")
+        {
+            Ok(Some(m)) => messages.push(m.kind.expect("a message kind")),
+            Ok(None) => return (messages, None),
+            Err(status) => return (messages, Some(status)),
+        }
+    }
+}
+
+/// The whole event log of `game_id` as the seat of `token` (or a spectator) sees it now.
+pub async fn log_of(client: &mut Client, game_id: &str, token: Option<&str>) -> Vec<v1::GameEvent> {
+    let seq = game_seq(client, game_id).await;
+    if seq == 0 {
+        return Vec::new();
+    }
+    let mut stream = crate::open_watch(client, game_id, token, 0, false)
+        .await
+        .expect("a watch stream");
+    events(&read_until(&mut stream, seq).await)
 }
 
 /// The events among messages.

@@ -89,21 +89,6 @@ async fn seq_of(client: &mut Client, game_id: &str, token: &str) -> u64 {
         .seq
 }
 
-/// The seat view (with legal actions) of `token`.
-async fn view(client: &mut Client, game_id: &str, token: &str) -> v1::GetViewResponse {
-    client
-        .get_view(authed(
-            v1::GetViewRequest {
-                game_id: game_id.to_string(),
-                include_actions: true,
-            },
-            token,
-        ))
-        .await
-        .expect("a view")
-        .into_inner()
-}
-
 /// Bots play `game_id`, pausing `pace` after each action, each seat acting with its first
 /// legal action, until `enough` says stop or the match ends; returns the latency of every
 /// SubmitAction (measured for information).
@@ -117,7 +102,7 @@ async fn play_paced(
     let mut latencies = Vec::new();
     let mut seat = 0;
     while !enough(latencies.len()) {
-        let v = view(client, game_id, &tokens[seat]).await;
+        let v = view_of(client, game_id, Some(&tokens[seat]), true).await;
         if v.view.as_ref().map(|v| v.status) == Some(v1::GameStatus::Finished as i32) {
             break;
         }
@@ -510,24 +495,6 @@ const SILENT_SOCKETS: usize = 2 * SILENT_MAX_CONNECTIONS;
 const SILENT_CALLS: usize = 64;
 const SILENT_CHANNELS: usize = 4;
 
-/// The first bytes the server sends on `stream` (its HTTP/2 settings, sent as soon as it serves
-/// the connection), or none if it closes the connection first (within 10 s, a guard against a
-/// hang).
-async fn first_bytes(stream: &mut tokio::net::TcpStream) -> usize {
-    use tokio::io::AsyncReadExt;
-    let mut buf = [0u8; 1024];
-    let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buf))
-        .await
-        .expect("the server serves or closes a connection within 10 s");
-    match read {
-        Ok(n) => n,
-        Err(e) => {
-            assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}");
-            0
-        }
-    }
-}
-
 /// Reads `stream` until the server closes it, within 10 s (a guard against a connection held
 /// for ever, not a measured bound); returns how many bytes came.
 async fn bytes_until_closed(mut stream: tokio::net::TcpStream) -> usize {
@@ -604,7 +571,7 @@ async fn silent_calls_and_connections_are_bounded_and_another_game_keeps_going()
     let mut served = Vec::new();
     let mut at_once = 0;
     for mut socket in sockets {
-        if first_bytes(&mut socket).await == 0 {
+        if first_bytes(&mut socket).await.is_empty() {
             at_once += 1;
         } else {
             served.push(socket);
@@ -694,11 +661,11 @@ async fn a_refused_action_is_not_applied_and_passes_after_the_delay() {
     // Find the seat to act; each view spends from that token's bucket, so use the other
     // token's views only to find out.
     let (seat, v) = {
-        let v0 = view(&mut client, &game, &tokens[0]).await;
+        let v0 = view_of(&mut client, &game, Some(&tokens[0]), true).await;
         if v0.legal.is_some() {
             (0, v0)
         } else {
-            (1, view(&mut client, &game, &tokens[1]).await)
+            (1, view_of(&mut client, &game, Some(&tokens[1]), true).await)
         }
     };
     let token = &tokens[seat];
@@ -768,25 +735,6 @@ async fn watch(
     token: Option<&str>,
 ) -> Result<tonic::Streaming<v1::WatchGameResponse>, tonic::Status> {
     open_watch(client, game_id, token, 0, false).await
-}
-
-/// Opens a stream once the server has noticed a closed one: its place is freed when the
-/// server has read the client's reset and ended the stream's task, a few of its task switches
-/// after the reset (which comes before the next request on the connection). Each try is a
-/// round trip; a bounded number of them, never a pause.
-async fn watch_when_freed(
-    client: &mut Client,
-    game_id: &str,
-    token: Option<&str>,
-) -> tonic::Streaming<v1::WatchGameResponse> {
-    for _ in 0..100 {
-        match watch(client, game_id, token).await {
-            Ok(s) => return s,
-            Err(s) if reason(&s) == "TOO_MANY_WATCHERS" => {}
-            Err(s) => panic!("the closed stream's place is not freed: {s:?}"),
-        }
-    }
-    panic!("the closed stream's place is not freed after 100 tries");
 }
 
 #[tokio::test]
@@ -889,7 +837,7 @@ async fn calls_without_a_token_are_limited_per_address() {
     // Create and two joins: 3 calls (the seats' views are their tokens').
     let (game, tokens) = started_game(&mut client, 71).await;
     for t in &tokens {
-        view(&mut client, &game, t).await;
+        view_of(&mut client, &game, Some(t), true).await;
     }
     let mut refused = 0;
     let mut passed = 0;
@@ -945,7 +893,7 @@ async fn calls_without_a_token_are_limited_per_address() {
     assert_eq!(made_up_refused, 10, "the address has nothing left");
     // The seats keep playing: on their own game, their tokens pay.
     for t in &tokens {
-        let v = view(&mut client, &game, t).await;
+        let v = view_of(&mut client, &game, Some(t), true).await;
         assert_eq!(v.view.unwrap().status, v1::GameStatus::Playing as i32);
     }
     server.stop().await;
@@ -1118,9 +1066,7 @@ async fn calls_from_no_seat_of_the_game_they_name_are_charged_to_the_address() {
         server.stop().await;
         (game, seats, other_seats, waiting)
     };
-    let mut config = Config::for_tests();
-    config.memory = false;
-    config.db = db.clone();
+    let mut config = db_config(&db);
     config.address_requests_per_second = 0.001;
     let server = paused(config).await;
     let mut client = server.client().await;
@@ -1186,7 +1132,7 @@ async fn calls_from_no_seat_of_the_game_they_name_are_charged_to_the_address() {
             }
         }
     }
-    let v = view(&mut client, &game, &seats[1]).await;
+    let v = view_of(&mut client, &game, Some(&seats[1]), true).await;
     assert_eq!(v.view.unwrap().status, v1::GameStatus::Playing as i32);
     server.stop().await;
 }

@@ -11,10 +11,12 @@
 //! actions in the draw phase, stale seqs, tokens of LeaveGame); the rows here are the others,
 //! and every action row runs through both SubmitAction and CheckAction.
 
-use canasta_engine::{Arrangement, Rules, Seat, parse_cards};
+use canasta_engine::{Arrangement, Rules, Seat};
 use canasta_proto::convert::{card_list_to_wire, rules_from_wire};
 use canasta_proto::v1;
 use canasta_proto::v1::action::Kind;
+use canasta_tests::replica::cards;
+use canasta_tests::wire::{action, meld, new_meld, wire_cards};
 use canasta_tests::*;
 use tonic::metadata::MetadataValue;
 use tonic::{Code, Request, Status};
@@ -292,33 +294,12 @@ impl World {
     }
 }
 
-fn cards(text: &str) -> Vec<canasta_engine::Card> {
-    parse_cards(text).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn wire(text: &str) -> Vec<v1::Card> {
-    card_list_to_wire(&cards(text))
-}
-
-fn action(kind: Kind) -> v1::Action {
-    v1::Action { kind: Some(kind) }
-}
-
-fn new_meld(text: &str) -> v1::MeldSpec {
-    v1::MeldSpec {
-        meld_index: None,
-        cards: wire(text),
-    }
-}
-
-fn meld(melds: Vec<v1::MeldSpec>) -> v1::Action {
-    action(Kind::Meld(v1::MeldAction { melds }))
-}
-
+/// A discard of a card as given, valid or not.
 fn discard(card: v1::Card) -> v1::Action {
     action(Kind::Discard(v1::DiscardAction { card: Some(card) }))
 }
 
+/// A card of raw wire values, valid or not.
 fn card(rank: i32, suit: i32) -> v1::Card {
     v1::Card { rank, suit }
 }
@@ -483,7 +464,7 @@ fn create_rows() -> Vec<Row> {
     let pack = {
         let mut deck = Vec::new();
         for _ in 0..2 {
-            deck.extend(wire("Jk Jk"));
+            deck.extend(wire_cards("Jk Jk"));
             for rank in 2..=14 {
                 for suit in 1..=4 {
                     deck.push(card(rank, suit));
@@ -1004,7 +985,7 @@ fn join_rows(w: &World) -> Vec<Row> {
 fn action_cases() -> Vec<(&'static str, Option<v1::Action>, Expect)> {
     let spec = |index: Option<u32>, text: &str| v1::MeldSpec {
         meld_index: index,
-        cards: wire(text),
+        cards: wire_cards(text),
     };
     let ten_thousand = vec![new_meld("4S 4H Jk"); 10_000];
     vec![
@@ -1014,13 +995,13 @@ fn action_cases() -> Vec<(&'static str, Option<v1::Action>, Expect)> {
             "a meld of 16 fours of spades",
             Some(meld(vec![v1::MeldSpec {
                 meld_index: None,
-                cards: wire(&["4S"; 16].join(" ")),
+                cards: wire_cards(&["4S"; 16].join(" ")),
             }])),
             invalid("TOO_MANY_CARDS"),
         ),
         (
             "a discard of a card not held",
-            Some(discard(wire("8D")[0])),
+            Some(discard(wire_cards("8D")[0])),
             rule("CARD_NOT_HELD"),
         ),
         (
@@ -1130,7 +1111,7 @@ fn action_cases() -> Vec<(&'static str, Option<v1::Action>, Expect)> {
             "a pile take after the draw",
             Some(action(Kind::TakePile(v1::TakePileAction {
                 meld_index: None,
-                cards: wire("7H 7S"),
+                cards: wire_cards("7H 7S"),
                 melds: vec![],
             }))),
             rule("WRONG_PHASE"),
@@ -1156,7 +1137,7 @@ fn action_cases() -> Vec<(&'static str, Option<v1::Action>, Expect)> {
             "a going out with cards left",
             Some(action(Kind::GoOut(v1::GoOutAction {
                 melds: vec![],
-                discard: Some(wire("9C")[0]),
+                discard: Some(wire_cards("9C")[0]),
             }))),
             rule("CARDS_LEFT"),
         ),
@@ -1198,7 +1179,7 @@ fn action_rows(w: &World, seq: u64) -> Vec<Row> {
             verdict,
         ));
     }
-    let discard = Some(discard(wire("9C")[0]));
+    let discard = Some(discard(wire_cards("9C")[0]));
     rows.push(row(
         "SubmitAction: the seat not to act",
         Auth::Seat(1),

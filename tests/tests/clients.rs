@@ -398,19 +398,6 @@ async fn until_closed(mut stream: tokio::net::TcpStream) -> Vec<u8> {
     got
 }
 
-/// Reads the first bytes the server sends on `stream`: its HTTP/2 settings, which it sends as
-/// soon as it serves the connection (within 10 s, a guard against a hang).
-async fn first_bytes(stream: &mut tokio::net::TcpStream) -> Vec<u8> {
-    use tokio::io::AsyncReadExt;
-    let mut buf = vec![0u8; 1024];
-    let n = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buf))
-        .await
-        .expect("the server's settings within 10 s")
-        .expect("a read");
-    buf.truncate(n);
-    buf
-}
-
 /// True if the server has closed `stream` (nothing else is to come on it here), read without
 /// waiting: after a read that got bytes the socket counts as readable, so the read is tried
 /// (an end of stream reads 0 bytes, no bytes yet is `WouldBlock`).

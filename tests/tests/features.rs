@@ -9,16 +9,13 @@
 //! (minutes); it runs offline, from the lock file and the registry a build has fetched.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 use std::process::Command;
 
 /// Each unit the dependency graph holds for these `cargo tree` arguments: a package and the
 /// features it is built with (a package built for build scripts and for the target may appear
 /// twice, with its features for each).
 fn units(args: &[&str]) -> BTreeSet<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate is in the workspace");
+    let root = canasta_tests::workspace_root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .current_dir(root)

@@ -2,14 +2,14 @@
 //! targets' bodies (`canasta_fuzz::targets`): what the fuzzers found keeps being checked by
 //! `cargo test`, without libFuzzer. `fuzz/README.md` says how the corpus grows.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use canasta_fuzz::targets;
 
 /// The inputs of `target`: its seed corpus (`fuzz/corpus/TARGET`) and its regressions
 /// (`fuzz/regressions/TARGET`), in a stable order.
 fn inputs(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
-    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
+    let fuzz = canasta_tests::workspace_root().join("fuzz");
     let mut files = Vec::new();
     for kind in ["corpus", "regressions"] {
         let dir = fuzz.join(kind).join(target);

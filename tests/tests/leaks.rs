@@ -25,17 +25,16 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use canasta_engine::rng::Xoshiro256;
-use canasta_engine::{
-    Card, CardCounts, Event, Game, Phase, RuleError, Rules, Seat, Viewer, redact,
-};
+use canasta_engine::{Card, CardCounts, Game, Phase, RuleError, Rules, Seat, Viewer};
 use canasta_proto::convert::{
     ViewMeta, action_from_wire, all_card_kinds, card_to_wire, counts_from_wire, deal_score_to_wire,
-    event_to_wire, legal_to_wire, record_from_wire, result_to_wire, view_to_wire,
+    legal_to_wire, record_from_wire, result_to_wire, view_to_wire,
 };
 use canasta_proto::v1;
 use canasta_proto::v1::game_event::Kind as Ev;
 use canasta_proto::v1::watch_game_response::Kind as Msg;
 use canasta_server::Config;
+use canasta_tests::replica::{LogItem, joined_log};
 use canasta_tests::*;
 use tokio_stream::StreamExt;
 use tonic::{Code, Status};
@@ -109,12 +108,6 @@ struct Tally {
 
 // ----- the referee's truth, rebuilt from the export -----
 
-/// One entry of the server's log: its own events (joins, the start) or the engine's.
-enum LogItem {
-    Server(Ev),
-    Engine(Event),
-}
-
 /// The game as the referee saw it: every event by seq, and the state after each action.
 struct Truth {
     rules: Rules,
@@ -130,16 +123,7 @@ impl Truth {
         let (setup, actions) = record_from_wire(record).expect("a valid record");
         let (mut game, opening) = Game::start(&setup).expect("a valid setup");
         let rules = *game.rules();
-        let mut log: Vec<LogItem> = (0..rules.players as u32)
-            .map(|seat| {
-                LogItem::Server(Ev::SeatJoined(v1::SeatJoined {
-                    seat,
-                    display_name: format!("player {seat}"),
-                }))
-            })
-            .collect();
-        log.push(LogItem::Server(Ev::GameStarted(v1::GameStarted {})));
-        log.extend(opening.into_iter().map(LogItem::Engine));
+        let mut log = joined_log(rules.players, opening);
         let mut states = HashMap::new();
         states.insert(log.len() as u64, game.clone());
         for (seat, action) in &actions {
@@ -165,10 +149,7 @@ impl Truth {
         let item = &self.log[(seq - 1) as usize];
         v1::GameEvent {
             seq,
-            kind: match item {
-                LogItem::Server(k) => Some(k.clone()),
-                LogItem::Engine(e) => event_to_wire(&redact(e, viewer)),
-            },
+            kind: item.seen_by(viewer),
         }
     }
 

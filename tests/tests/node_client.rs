@@ -19,29 +19,6 @@ use canasta_server::Config;
 use canasta_tests::*;
 use serde_json::{Value, json};
 
-/// The workspace's root directory.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate is in the workspace")
-        .to_path_buf()
-}
-
-/// Runs a command to its end; panics with its output if it fails.
-fn run(what: &str, command: &mut Command) -> String {
-    let out = command
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run {command:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed ({}): {command:?}\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// Node.js (18 or newer: `$NODE`, else `node`) and npm (`$NPM`, else `npm`), or a panic that
 /// says what to install.
 fn node_and_npm() -> (String, String) {
@@ -80,7 +57,7 @@ fn node_client() -> &'static (String, PathBuf) {
     static CLIENT: OnceLock<(String, PathBuf)> = OnceLock::new();
     CLIENT.get_or_init(|| {
         let (node, npm) = node_and_npm();
-        let source = root().join("tests").join("node");
+        let source = workspace_root().join("tests").join("node");
         let manifest = fs::read_to_string(source.join("package.json")).expect("package.json");
         let lock = fs::read_to_string(source.join("package-lock.json")).expect("the lock file");
         let key = format!("{manifest}\n{lock}");
@@ -103,7 +80,7 @@ fn node_client() -> &'static (String, PathBuf) {
                 Command::new(&npm)
                     .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
                     .env("npm_config_update_notifier", "false")
-                    .current_dir(&fresh),
+                    .current_dir(fresh),
             );
             fs::write(fresh.join("canasta-installed-from.txt"), &key).expect("the stamp");
             let _ = fs::remove_dir_all(&work);
@@ -131,7 +108,7 @@ fn node_calls(server: std::net::SocketAddr, calls: Value) -> serde_json::Map<Str
     let (node, script) = node_client();
     let input = json!({
         "server": server.to_string(),
-        "proto": root().join("proto"),
+        "proto": workspace_root().join("proto"),
         "calls": calls,
     });
     let mut child = Command::new(node)

@@ -31,16 +31,8 @@ use tokio_stream::StreamExt;
 /// The longest a Python bot may take to play its match.
 const MATCH_TIME_LIMIT: Duration = Duration::from_secs(180);
 
-/// The workspace's root directory.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate is in the workspace")
-        .to_path_buf()
-}
-
 fn bot_dir() -> PathBuf {
-    root().join("examples").join("python-bot")
+    workspace_root().join("examples").join("python-bot")
 }
 
 /// A Python environment with the bot's packages and the generated stubs.
@@ -57,21 +49,6 @@ struct PythonEnv {
 fn python_env() -> &'static PythonEnv {
     static ENV: OnceLock<PythonEnv> = OnceLock::new();
     ENV.get_or_init(make_python_env)
-}
-
-/// Runs a command to its end; panics with its output if it fails.
-fn run(what: &str, command: &mut Command) -> String {
-    let out = command
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run {command:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed ({}): {command:?}\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The system's Python (3.10 or newer, as the pinned packages need): `$PYTHON`, else `python3`,
@@ -139,7 +116,7 @@ fn make_python_env() -> PythonEnv {
     // again when a .proto file or the packages change. A new set is made aside and then put in
     // place, so that another test process never sees a half-made one.
     let stubs = work.join("stubs");
-    let proto = root().join("proto");
+    let proto = workspace_root().join("proto");
     let mut files: Vec<PathBuf> = fs::read_dir(proto.join("canasta").join("v1"))
         .expect("proto/canasta/v1")
         .map(|e| e.expect("a directory entry").path())
@@ -405,7 +382,10 @@ impl Drop for PythonBot {
         }
         if std::thread::panicking() {
             self.dir.disable_cleanup(true);
-            eprintln!("the Python bot's output is kept in {}", self.dir.path().display());
+            eprintln!(
+                "the Python bot's output is kept in {}",
+                self.dir.path().display()
+            );
         }
     }
 }
@@ -972,7 +952,8 @@ print("waited 30 views")
 /// every error reason of `docs/protocol.md`.
 #[test]
 fn the_bot_authors_guide_matches_the_bot_and_the_protocol() {
-    let guide = fs::read_to_string(root().join("docs").join("bots.md")).expect("docs/bots.md");
+    let guide =
+        fs::read_to_string(workspace_root().join("docs").join("bots.md")).expect("docs/bots.md");
     let bot = fs::read_to_string(bot_dir().join("bot.py")).expect("bot.py");
     let blocks = code_blocks(&guide);
     assert!(!blocks.is_empty());
@@ -991,8 +972,13 @@ fn the_bot_authors_guide_matches_the_bot_and_the_protocol() {
     assert!(python >= 5, "the guide shows the bot's code");
 
     // JavaScript examples: verbatim excerpts of the tested Node.js client.
-    let node_client = fs::read_to_string(root().join("tests").join("node").join("reasons.js"))
-        .expect("tests/node/reasons.js");
+    let node_client = fs::read_to_string(
+        workspace_root()
+            .join("tests")
+            .join("node")
+            .join("reasons.js"),
+    )
+    .expect("tests/node/reasons.js");
     let node_lines: Vec<&str> = node_client.lines().collect();
     let mut js = 0;
     for b in blocks.iter().filter(|b| b.lang == "js") {
@@ -1075,8 +1061,8 @@ fn the_bot_authors_guide_matches_the_bot_and_the_protocol() {
     assert!(parsed.lines().any(|l| l.starts_with("canasta.v1.Prompt")));
 
     // Every reason of the error table of docs/protocol.md, with what a bot should do.
-    let protocol =
-        fs::read_to_string(root().join("docs").join("protocol.md")).expect("docs/protocol.md");
+    let protocol = fs::read_to_string(workspace_root().join("docs").join("protocol.md"))
+        .expect("docs/protocol.md");
     let errors = &protocol[protocol.find("## Errors").expect("an error section")..];
     let table = errors.lines().filter(|l| l.starts_with("| ")).skip(2);
     let mut reasons = 0;
@@ -1147,7 +1133,8 @@ fn canasta_binary() -> PathBuf {
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_guides_tournament_runs_as_written() {
-    let guide = fs::read_to_string(root().join("docs").join("bots.md")).expect("docs/bots.md");
+    let guide =
+        fs::read_to_string(workspace_root().join("docs").join("bots.md")).expect("docs/bots.md");
     let section = &guide[guide
         .find("## A local tournament")
         .expect("the tournament section")..];
@@ -1187,7 +1174,7 @@ async fn the_guides_tournament_runs_as_written() {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(&script)
-        .current_dir(&dir)
+        .current_dir(dir)
         .env("PATH", path)
         .env("CANASTA_SERVER", server.addr.to_string())
         .env("PYTHONDONTWRITEBYTECODE", "1")

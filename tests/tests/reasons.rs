@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use canasta_proto::Reason;
 use canasta_proto::reason::reason_of;
@@ -523,14 +523,6 @@ fn decode_details(pool: &DescriptorPool, status: &Status) -> BTreeMap<String, Ve
 
 // ----- the documented list -----
 
-/// The workspace's root directory.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate is in the workspace")
-        .to_path_buf()
-}
-
 /// The gRPC codes, which docs/protocol.md may quote beside the reasons.
 const GRPC_CODES: &[&str] = &[
     "OK",
@@ -555,8 +547,8 @@ const GRPC_CODES: &[&str] = &[
 /// The reasons docs/protocol.md's "Errors" section lists: every `CODE` quoted there (the
 /// table and the rules' list), the gRPC codes aside.
 fn documented_reasons() -> BTreeSet<String> {
-    let protocol =
-        fs::read_to_string(root().join("docs").join("protocol.md")).expect("docs/protocol.md");
+    let protocol = fs::read_to_string(workspace_root().join("docs").join("protocol.md"))
+        .expect("docs/protocol.md");
     let start = protocol.find("\n## Errors").expect("an Errors section");
     let section = &protocol[start + 1..];
     let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
@@ -587,7 +579,7 @@ fn the_protocol_documents_every_reason_and_no_other() {
         "docs/protocol.md (Errors) lists {unknown:?}, which are not reasons (Reason::ALL)"
     );
     // The plain metadata is documented with them.
-    let protocol = fs::read_to_string(root().join("docs").join("protocol.md")).unwrap();
+    let protocol = fs::read_to_string(workspace_root().join("docs").join("protocol.md")).unwrap();
     for key in ["canasta-reason", "canasta-retry-after-ms", "canasta-seq"] {
         assert!(
             protocol.contains(&format!("`{key}`")),
@@ -655,8 +647,8 @@ fn reasons_named_in(dir: &Path, found: &mut BTreeMap<String, Vec<String>>) {
 fn every_reason_is_sent_by_some_code() {
     let mut named = BTreeMap::new();
     for dir in [
-        root().join("server").join("src"),
-        root().join("proto").join("src"),
+        workspace_root().join("server").join("src"),
+        workspace_root().join("proto").join("src"),
     ] {
         reasons_named_in(&dir, &mut named);
     }

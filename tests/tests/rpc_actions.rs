@@ -3,83 +3,19 @@
 //! engine game in the test (the mirror) is played alongside the server's: the server must answer
 //! exactly as the engine does, with the engine's codes and messages for illegal actions, and a
 //! refused request must change nothing.
-use canasta_engine::{Action, Card, Game, Phase, Seat, Setup, Side, Viewer, parse_cards, redact};
+use canasta_engine::{Action, Game, Phase, Seat, Setup, Side, Viewer, redact};
 use canasta_proto::convert::{
-    self, ViewMeta, action_from_wire, card_list_to_wire, card_to_wire, deal_score_to_wire,
-    event_to_wire, legal_to_wire, result_to_wire, rules_from_wire, view_to_wire,
+    self, ViewMeta, action_from_wire, deal_score_to_wire, event_to_wire, legal_to_wire,
+    result_to_wire, rules_from_wire, view_to_wire,
 };
 use canasta_proto::v1;
 use canasta_tests::replica::deck;
+use canasta_tests::wire::*;
 use canasta_tests::*;
 use tonic::{Code, Request, Response, Status};
 use tonic_types::StatusExt;
 
 // ----- helpers -----
-
-/// Asserts that a call was refused with `code` and `why`; returns the status.
-#[track_caller]
-fn refused<T: std::fmt::Debug>(
-    result: Result<Response<T>, Status>,
-    code: Code,
-    why: &str,
-) -> Status {
-    let status = result.expect_err(&format!("the request should be refused with {why}"));
-    assert_eq!(status.code(), code, "{status:?}");
-    assert_eq!(reason(&status), why, "{status:?}");
-    status
-}
-
-fn cards(text: &str) -> Vec<Card> {
-    parse_cards(text).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn wire_cards(text: &str) -> Vec<v1::Card> {
-    card_list_to_wire(&cards(text))
-}
-
-fn card(text: &str) -> v1::Card {
-    card_to_wire(text.parse().unwrap_or_else(|e| panic!("{e}")))
-}
-
-fn kind(k: v1::action::Kind) -> v1::Action {
-    v1::Action { kind: Some(k) }
-}
-
-fn draw() -> v1::Action {
-    kind(v1::action::Kind::DrawStock(v1::DrawStockAction {}))
-}
-
-fn discard(c: &str) -> v1::Action {
-    kind(v1::action::Kind::Discard(v1::DiscardAction {
-        card: Some(card(c)),
-    }))
-}
-
-fn new_meld(text: &str) -> v1::MeldSpec {
-    v1::MeldSpec {
-        meld_index: None,
-        cards: wire_cards(text),
-    }
-}
-
-fn meld(specs: Vec<v1::MeldSpec>) -> v1::Action {
-    kind(v1::action::Kind::Meld(v1::MeldAction { melds: specs }))
-}
-
-fn go_out(specs: Vec<v1::MeldSpec>, discard: Option<&str>) -> v1::Action {
-    kind(v1::action::Kind::GoOut(v1::GoOutAction {
-        melds: specs,
-        discard: discard.map(card),
-    }))
-}
-
-fn take_pile(with: &str) -> v1::Action {
-    kind(v1::action::Kind::TakePile(v1::TakePileAction {
-        meld_index: None,
-        cards: wire_cards(with),
-        melds: vec![],
-    }))
-}
 
 /// The engine's setup for a record's (or a request's) fields.
 fn setup(
@@ -641,7 +577,7 @@ async fn submit_action_applies_and_answers_with_the_events_redacted_for_the_subm
             _ => None,
         })
         .expect("a Discarded event");
-    assert_eq!(discarded.card, Some(card("3S")));
+    assert_eq!(discarded.card, Some(wire_card("3S")));
     assert!(discarded.blocks);
     assert!(discarded.frozen);
     // Seat 1 draws the fives, which it sees.
@@ -662,14 +598,14 @@ async fn submit_action_refuses_illegal_actions_with_the_engines_code_and_message
     t.illegal(0, take_pile("7H Jk"), "PILE_FROZEN").await;
     t.illegal(
         0,
-        kind(v1::action::Kind::DeclinePile(v1::DeclinePileAction {})),
+        action(v1::action::Kind::DeclinePile(v1::DeclinePileAction {})),
         "STOCK_NOT_EMPTY",
     )
     .await;
     t.play(0, draw()).await;
     t.illegal(
         0,
-        kind(v1::action::Kind::AskPartner(v1::AskPartnerAction {})),
+        action(v1::action::Kind::AskPartner(v1::AskPartnerAction {})),
         "NO_PARTNER",
     )
     .await;
@@ -713,7 +649,7 @@ async fn submit_action_refuses_malformed_requests() {
         ),
         (
             "a discard of no card",
-            Some(kind(v1::action::Kind::Discard(v1::DiscardAction {
+            Some(action(v1::action::Kind::Discard(v1::DiscardAction {
                 card: None,
             }))),
             "MISSING_FIELD",
@@ -721,7 +657,7 @@ async fn submit_action_refuses_malformed_requests() {
         ),
         (
             "a card of no rank",
-            Some(kind(v1::action::Kind::Discard(v1::DiscardAction {
+            Some(action(v1::action::Kind::Discard(v1::DiscardAction {
                 card: Some(no_rank),
             }))),
             "INVALID_CARD",
@@ -729,7 +665,7 @@ async fn submit_action_refuses_malformed_requests() {
         ),
         (
             "a king of no suit",
-            Some(kind(v1::action::Kind::Discard(v1::DiscardAction {
+            Some(action(v1::action::Kind::Discard(v1::DiscardAction {
                 card: Some(v1::Card {
                     rank: v1::Rank::King as i32,
                     suit: 0,
@@ -740,7 +676,7 @@ async fn submit_action_refuses_malformed_requests() {
         ),
         (
             "a joker with a suit",
-            Some(kind(v1::action::Kind::Discard(v1::DiscardAction {
+            Some(action(v1::action::Kind::Discard(v1::DiscardAction {
                 card: Some(joker_with_suit),
             }))),
             "INVALID_CARD",
@@ -748,7 +684,7 @@ async fn submit_action_refuses_malformed_requests() {
         ),
         (
             "a rank out of range",
-            Some(kind(v1::action::Kind::Discard(v1::DiscardAction {
+            Some(action(v1::action::Kind::Discard(v1::DiscardAction {
                 card: Some(v1::Card { rank: 16, suit: 1 }),
             }))),
             "INVALID_CARD",
@@ -765,7 +701,7 @@ async fn submit_action_refuses_malformed_requests() {
         ),
         (
             "pile taken onto meld 300",
-            Some(kind(v1::action::Kind::TakePile(v1::TakePileAction {
+            Some(action(v1::action::Kind::TakePile(v1::TakePileAction {
                 meld_index: Some(300),
                 cards: vec![],
                 melds: vec![],
@@ -777,16 +713,16 @@ async fn submit_action_refuses_malformed_requests() {
             "300 cards in a meld",
             Some(meld(vec![v1::MeldSpec {
                 meld_index: None,
-                cards: vec![card("KS"); 300],
+                cards: vec![wire_card("KS"); 300],
             }])),
             "TOO_MANY_CARDS",
             "action.meld.melds[0].cards",
         ),
         (
             "300 cards taking the pile",
-            Some(kind(v1::action::Kind::TakePile(v1::TakePileAction {
+            Some(action(v1::action::Kind::TakePile(v1::TakePileAction {
                 meld_index: None,
-                cards: vec![card("7H"); 300],
+                cards: vec![wire_card("7H"); 300],
                 melds: vec![],
             }))),
             "TOO_MANY_CARDS",

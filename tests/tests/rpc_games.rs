@@ -1,39 +1,15 @@
 //! The game-management RPCs end to end: CreateGame, ListGames, GetGame, JoinGame, LeaveGame and
 //! DescribeRules, each with its success path and every error it can return. Every refused
 //! request is checked to have changed nothing.
-use canasta_engine::{Card, parse_cards};
-use canasta_proto::convert::{card_list_to_wire, card_to_wire};
+use canasta_engine::Card;
+use canasta_proto::convert::card_to_wire;
 use canasta_proto::v1;
 use canasta_tests::replica::deck;
+use canasta_tests::wire::wire_cards;
 use canasta_tests::*;
-use tonic::{Code, Request, Response, Status};
+use tonic::{Code, Request, Status};
 
 // ----- helpers -----
-
-/// Asserts that a call was refused with `code` and `why`; returns the status.
-#[track_caller]
-fn refused<T: std::fmt::Debug>(
-    result: Result<Response<T>, Status>,
-    code: Code,
-    why: &str,
-) -> Status {
-    let status = result.expect_err(&format!("the request should be refused with {why}"));
-    assert_eq!(status.code(), code, "{status:?}");
-    assert_eq!(reason(&status), why, "{status:?}");
-    status
-}
-
-async fn get_game(client: &mut Client, id: &str) -> v1::GameSummary {
-    client
-        .get_game(v1::GetGameRequest {
-            game_id: id.to_string(),
-        })
-        .await
-        .expect("the game exists")
-        .into_inner()
-        .game
-        .expect("a summary")
-}
 
 async fn list(
     client: &mut Client,
@@ -85,10 +61,6 @@ async fn view(
         .map(|r| r.into_inner().view.expect("a view"))
 }
 
-fn cards(text: &str) -> Vec<Card> {
-    parse_cards(text).unwrap_or_else(|e| panic!("{e}"))
-}
-
 /// Seat 0's hand of the quick match: two natural canastas and three aces after its first draw.
 const QUICK_HAND: &str = "KS KS KH KH KD KD KC QS QS QH QH QD QD QC AS";
 
@@ -114,7 +86,7 @@ async fn quick_match(client: &mut Client) -> (v1::GameSummary, Vec<String>) {
     };
     let meld = |text: &str| v1::MeldSpec {
         meld_index: None,
-        cards: card_list_to_wire(&cards(text)),
+        cards: wire_cards(text),
     };
     let go_out = v1::Action {
         kind: Some(v1::action::Kind::GoOut(v1::GoOutAction {
@@ -126,7 +98,7 @@ async fn quick_match(client: &mut Client) -> (v1::GameSummary, Vec<String>) {
             discard: None,
         })),
     };
-    let mut seq = get_game(client, &game.game_id).await.seq;
+    let mut seq = summary_of(client, &game.game_id).await.seq;
     for (i, action) in [draw, go_out].into_iter().enumerate() {
         seq = client
             .submit_action(authed(
@@ -143,7 +115,7 @@ async fn quick_match(client: &mut Client) -> (v1::GameSummary, Vec<String>) {
             .into_inner()
             .seq;
     }
-    let summary = get_game(client, &game.game_id).await;
+    let summary = summary_of(client, &game.game_id).await;
     assert_eq!(summary.status, v1::GameStatus::Finished as i32);
     (summary, tokens)
 }
@@ -191,13 +163,13 @@ async fn create_game_makes_a_waiting_game_for_every_preset() {
         assert_eq!(game.result, None);
         assert_eq!(game.time_control, None);
         assert!(game.created_unix_ms >= before && game.created_unix_ms <= now_ms() + 1);
-        assert_eq!(get_game(&mut client, &game.game_id).await, game);
+        assert_eq!(summary_of(&mut client, &game.game_id).await, game);
     }
     // Partners sit opposite: four players are two sides of seats 0, 2 and 1, 3.
-    let four = get_game(&mut client, &ids[1]).await;
+    let four = summary_of(&mut client, &ids[1]).await;
     let sides: Vec<u32> = four.seats.iter().map(|s| s.side).collect();
     assert_eq!(sides, [0, 1, 0, 1]);
-    let six = get_game(&mut client, &ids[2]).await;
+    let six = summary_of(&mut client, &ids[2]).await;
     let sides: Vec<u32> = six.seats.iter().map(|s| s.side).collect();
     assert_eq!(sides, [0, 1, 2, 0, 1, 2]);
     assert_eq!(all_games(&mut client).await.len(), cases.len());
@@ -487,12 +459,12 @@ async fn a_prearranged_card_order_is_dealt_as_given() {
     assert_eq!(mine.viewer_seat, Some(0));
     assert_eq!(
         sorted(mine.seats[0].hand.clone()),
-        sorted(card_list_to_wire(&cards(hand0)))
+        sorted(wire_cards(hand0))
     );
     assert_eq!(mine.seats[0].hand_count, 15);
     assert_eq!(mine.dealer, 1);
     assert_eq!(mine.to_act, Some(0));
-    assert_eq!(mine.pile, card_list_to_wire(&cards("2S 9H")));
+    assert_eq!(mine.pile, wire_cards("2S 9H"));
     assert!(mine.pile_frozen);
     assert_eq!(mine.stock_count, 108 - 30 - 2);
     let scores: Vec<i32> = mine.sides.iter().map(|s| s.score).collect();
@@ -503,7 +475,7 @@ async fn a_prearranged_card_order_is_dealt_as_given() {
         .unwrap();
     let hand = &theirs.seats[1].hand;
     assert_eq!(hand.len(), 15);
-    for c in card_list_to_wire(&cards(hand1)) {
+    for c in wire_cards(hand1) {
         assert!(hand.contains(&c), "{c:?} in {hand:?}");
     }
     // The first draw takes the top of the arranged stock.
@@ -531,7 +503,7 @@ async fn a_prearranged_card_order_is_dealt_as_given() {
         })
         .collect();
     assert_eq!(drew.len(), 1, "{drawn:?}");
-    assert_eq!(drew[0].cards, card_list_to_wire(&cards("AC AH")));
+    assert_eq!(drew[0].cards, wire_cards("AC AH"));
     server.stop().await;
 }
 
@@ -714,14 +686,14 @@ async fn get_game_follows_the_game_and_refuses_an_unknown_id() {
     let server = TestServer::start().await;
     let mut client = server.client().await;
     let game = create(&mut client, 2, 11).await;
-    let got = get_game(&mut client, &game.game_id).await;
+    let got = summary_of(&mut client, &game.game_id).await;
     assert_eq!(got, game);
     let joined = client
         .join_game(join(&game.game_id, Some(1), "Bea"))
         .await
         .unwrap()
         .into_inner();
-    let got = get_game(&mut client, &game.game_id).await;
+    let got = summary_of(&mut client, &game.game_id).await;
     assert_eq!(Some(&got), joined.game.as_ref());
     assert_eq!(got.seq, 1);
     assert_eq!(got.status, v1::GameStatus::Waiting as i32);
@@ -755,7 +727,7 @@ async fn get_game_follows_the_game_and_refuses_an_unknown_id() {
         );
         assert!(!status.message().is_empty());
     }
-    assert_eq!(get_game(&mut client, &game.game_id).await, got);
+    assert_eq!(summary_of(&mut client, &game.game_id).await, got);
     server.stop().await;
 }
 
@@ -817,7 +789,7 @@ async fn join_game_takes_the_named_seat_or_the_lowest_free_one() {
         .unwrap()
         .into_inner();
     assert_eq!(d.seat, 3);
-    let summary = get_game(&mut client, &id).await;
+    let summary = summary_of(&mut client, &id).await;
     assert_eq!(summary.seats[3].display_name, long);
     assert_eq!(summary.status, v1::GameStatus::Playing as i32);
     server.stop().await;
@@ -830,7 +802,7 @@ async fn join_game_refuses_taken_missing_and_badly_named_seats() {
     let game = create(&mut client, 3, 4).await;
     let id = game.game_id.clone();
     client.join_game(join(&id, Some(1), "Flo")).await.unwrap();
-    let before = get_game(&mut client, &id).await;
+    let before = summary_of(&mut client, &id).await;
     let status = refused(
         client.join_game(join(&id, Some(1), "Gus")).await,
         Code::FailedPrecondition,
@@ -870,11 +842,11 @@ async fn join_game_refuses_taken_missing_and_badly_named_seats() {
         Code::NotFound,
         "GAME_NOT_FOUND",
     );
-    assert_eq!(get_game(&mut client, &id).await, before);
+    assert_eq!(summary_of(&mut client, &id).await, before);
     // The game fills up and starts; then every seat is taken.
     client.join_game(join(&id, None, "Gus")).await.unwrap();
     client.join_game(join(&id, None, "Hal")).await.unwrap();
-    let full = get_game(&mut client, &id).await;
+    let full = summary_of(&mut client, &id).await;
     assert_eq!(full.status, v1::GameStatus::Playing as i32);
     refused(
         client.join_game(join(&id, None, "Ida")).await,
@@ -886,7 +858,7 @@ async fn join_game_refuses_taken_missing_and_badly_named_seats() {
         Code::FailedPrecondition,
         "SEAT_TAKEN",
     );
-    assert_eq!(get_game(&mut client, &id).await, full);
+    assert_eq!(summary_of(&mut client, &id).await, full);
     server.stop().await;
 }
 
@@ -976,7 +948,7 @@ async fn the_game_starts_when_the_last_seat_joins() {
     assert_eq!(v.dealer, deal.dealer);
     assert_eq!(v.play_order, deal.play_order);
     assert_eq!(v.to_act, Some(deal.play_order[0]));
-    assert_eq!(get_game(&mut client, &id).await, last_game);
+    assert_eq!(summary_of(&mut client, &id).await, last_game);
     server.stop().await;
 }
 
@@ -1006,7 +978,7 @@ async fn join_game_refuses_a_finished_game() {
         Code::FailedPrecondition,
         "GAME_FINISHED",
     );
-    assert_eq!(get_game(&mut client, &id).await, finished);
+    assert_eq!(summary_of(&mut client, &id).await, finished);
     // The seats still hold their tokens.
     let v = view(&mut client, &id, Some(&tokens[1])).await.unwrap();
     assert_eq!(v.viewer_seat, Some(1));
@@ -1059,7 +1031,7 @@ async fn leave_game_frees_the_seat_for_a_new_token() {
             kind: Some(v1::game_event::Kind::SeatLeft(v1::SeatLeft { seat: 1 })),
         }))
     );
-    let summary = get_game(&mut client, &id).await;
+    let summary = summary_of(&mut client, &id).await;
     assert_eq!(summary.seq, 3);
     assert!(summary.seats[0].occupied);
     assert!(!summary.seats[1].occupied);
@@ -1080,7 +1052,7 @@ async fn leave_game_frees_the_seat_for_a_new_token() {
         assert_eq!(status.code(), Code::PermissionDenied, "{status:?}");
         assert_eq!(reason(&status), "NOT_A_SEAT_OF_GAME");
     }
-    assert_eq!(get_game(&mut client, &id).await, summary);
+    assert_eq!(summary_of(&mut client, &id).await, summary);
     // The freed seat is the lowest free one again, with a new token.
     let again = client
         .join_game(join(&id, None, "Ned"))
@@ -1130,7 +1102,7 @@ async fn leaving_a_game_in_play_keeps_it_going_for_the_next_holder_of_the_seat()
         ))
         .await
         .unwrap();
-    let summary = get_game(&mut client, &id).await;
+    let summary = summary_of(&mut client, &id).await;
     assert_eq!(summary.status, v1::GameStatus::Playing as i32);
     assert_eq!(summary.seq, before.seq + 1);
     assert!(!summary.seats[1].occupied);
@@ -1168,7 +1140,7 @@ async fn leave_game_needs_a_well_formed_token_of_the_game() {
         .await
         .unwrap()
         .into_inner();
-    let before = get_game(&mut client, &id).await;
+    let before = summary_of(&mut client, &id).await;
     let leave = || v1::LeaveGameRequest {
         game_id: id.clone(),
     };
@@ -1206,14 +1178,14 @@ async fn leave_game_needs_a_well_formed_token_of_the_game() {
         Code::NotFound,
         "GAME_NOT_FOUND",
     );
-    assert_eq!(get_game(&mut client, &id).await, before);
-    assert_eq!(get_game(&mut client, &other.game_id).await.seq, 1);
+    assert_eq!(summary_of(&mut client, &id).await, before);
+    assert_eq!(summary_of(&mut client, &other.game_id).await.seq, 1);
     // The right token still works.
     client
         .leave_game(authed(leave(), &mine.token))
         .await
         .unwrap();
-    assert!(!get_game(&mut client, &id).await.seats[0].occupied);
+    assert!(!summary_of(&mut client, &id).await.seats[0].occupied);
     server.stop().await;
 }
 

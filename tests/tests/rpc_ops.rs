@@ -72,29 +72,6 @@ async fn watch(
         .expect("a watch stream")
 }
 
-/// The whole event log of a game as a spectator sees it now.
-async fn log_of(client: &mut Client, game_id: &str) -> Vec<v1::GameEvent> {
-    let seq = game_seq(client, game_id).await;
-    if seq == 0 {
-        return Vec::new();
-    }
-    let mut stream = watch(client, game_id, None, 0).await;
-    events(&read_until(&mut stream, seq).await)
-}
-
-/// Asserts a refusal: its code, its reason, and (for limits) a RetryInfo with a delay.
-fn assert_refused(status: &Status, code: Code, why: &str) {
-    assert_eq!(status.code(), code, "{status:?}");
-    assert_eq!(reason(status), why, "{status:?}");
-    if code == Code::ResourceExhausted {
-        let retry = status.get_details_retry_info().expect("a RetryInfo");
-        assert!(
-            retry.retry_delay.is_some_and(|d| d > Duration::ZERO),
-            "{retry:?}"
-        );
-    }
-}
-
 // ----- storage and restart -----
 
 // After a graceful restart on the same database every game is back where it was: listed, the
@@ -161,7 +138,7 @@ async fn a_restarted_server_has_every_game_where_it_was() {
         assert_eq!(view_of(&mut client, &id, token, true).await, *before);
     }
     assert_eq!(
-        log_of(&mut client, &id).await,
+        log_of(&mut client, &id, None).await,
         replica.events(Viewer::Spectator)
     );
 
@@ -252,7 +229,7 @@ async fn a_finished_game_survives_a_restart_and_exports() {
     assert_eq!(export(&mut client).await, record);
     assert_eq!(scores(&mut client).await, score_sheet);
     assert_eq!(
-        log_of(&mut client, &id).await,
+        log_of(&mut client, &id, None).await,
         replica.events(Viewer::Spectator)
     );
     let finished = client
@@ -757,9 +734,7 @@ async fn the_game_limit_refuses_a_third_game() {
 async fn finished_games_do_not_count_against_the_game_limit() {
     let dir = temp_dir("ops-game-limit");
     let db = dir.path().join("canasta.db");
-    let mut config = Config::for_tests();
-    config.memory = false;
-    config.db = db.clone();
+    let mut config = db_config(&db);
     config.max_games = 2;
     let server = TestServer::with_config(config.clone()).await;
     let mut client = server.client().await;
@@ -836,9 +811,7 @@ async fn finished_games_do_not_count_against_the_game_limit() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_creations_never_exceed_the_game_limit() {
     let dir = temp_dir("ops-concurrent-limit");
-    let mut config = Config::for_tests();
-    config.memory = false;
-    config.db = dir.path().join("canasta.db");
+    let mut config = db_config(&dir.path().join("canasta.db"));
     config.max_games = 5;
     let server = TestServer::with_config(config).await;
     let mut calls = Vec::new();
@@ -1300,18 +1273,6 @@ async fn metrics_do_not_count_a_retried_request_again() {
 
 // ----- graceful shutdown -----
 
-/// Reads a stream until it ends; returns the messages and the error that ended it, if any.
-async fn drain(mut stream: Streaming<v1::WatchGameResponse>) -> (Vec<Msg>, Option<Status>) {
-    let mut out = Vec::new();
-    loop {
-        match stream.message().await {
-            Ok(Some(m)) => out.push(m.kind.expect("a kind")),
-            Ok(None) => return (out, None),
-            Err(status) => return (out, Some(status)),
-        }
-    }
-}
-
 /// The outcome of a player that acts until the server stops answering.
 struct Mover {
     replica: Replica,
@@ -1404,7 +1365,7 @@ async fn shutdown_ends_streams_and_loses_no_acknowledged_action() {
     // After a restart, the log holds every acknowledged action.
     let server = TestServer::with_db(&db).await;
     let mut client = server.client().await;
-    let stored = log_of(&mut client, &id).await;
+    let stored = log_of(&mut client, &id, None).await;
     let acknowledged = replica.events(Viewer::Spectator);
     assert!(stored.len() >= acknowledged.len());
     assert_eq!(stored[..acknowledged.len()].to_vec(), acknowledged);

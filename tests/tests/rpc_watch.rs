@@ -23,43 +23,12 @@ use canasta_tests::replica::*;
 use canasta_tests::*;
 use clock::*;
 use tonic::{Code, Request, Status, Streaming};
-use tonic_types::StatusExt;
 
 // ----- the engine's copy of a game -----
 
 // ----- games -----
 
 // ----- requests -----
-
-async fn view(
-    client: &mut Client,
-    game_id: &str,
-    token: &str,
-    actions: bool,
-) -> v1::GetViewResponse {
-    client
-        .get_view(authed(
-            v1::GetViewRequest {
-                game_id: game_id.to_string(),
-                include_actions: actions,
-            },
-            token,
-        ))
-        .await
-        .expect("a view")
-        .into_inner()
-}
-
-/// Opens a watch stream, as a seat (with its token) or a spectator.
-async fn watch(
-    client: &mut Client,
-    game_id: &str,
-    token: Option<&str>,
-    after_seq: u64,
-    include_actions: bool,
-) -> Result<Streaming<v1::WatchGameResponse>, Status> {
-    open_watch(client, game_id, token, after_seq, include_actions).await
-}
 
 /// The prompts among messages.
 fn prompts(messages: &[Msg]) -> Vec<v1::Prompt> {
@@ -90,7 +59,7 @@ async fn events_are_numbered_from_one_without_gaps_for_seats_and_spectators() {
     let request = seeded(21);
     let game = create_with(&mut client, request.clone()).await;
     // A spectator may watch a game still waiting for players.
-    let mut spectator = watch(&mut client, &game.game_id, None, 0, false)
+    let mut spectator = open_watch(&mut client, &game.game_id, None, 0, false)
         .await
         .expect("a spectator stream");
     let tokens = join_all(&mut client, &game).await;
@@ -99,10 +68,10 @@ async fn events_are_numbered_from_one_without_gaps_for_seats_and_spectators() {
     plain_moves(&mut client, &id, &tokens, &mut replica, 6).await;
     assert_eq!(game_seq(&mut client, &id).await, replica.seq());
 
-    let mut seat0 = watch(&mut client, &id, Some(&tokens[0]), 0, false)
+    let mut seat0 = open_watch(&mut client, &id, Some(&tokens[0]), 0, false)
         .await
         .expect("seat 0's stream");
-    let mut seat1 = watch(&mut client, &id, Some(&tokens[1]), 0, false)
+    let mut seat1 = open_watch(&mut client, &id, Some(&tokens[1]), 0, false)
         .await
         .expect("seat 1's stream");
     for (stream, viewer) in [
@@ -169,7 +138,7 @@ async fn each_stream_is_redacted_for_its_watcher() {
         (Some(tokens[1].as_str()), seat(1)),
         (None, Viewer::Spectator),
     ] {
-        let s = watch(&mut client, &id, token, 0, false)
+        let s = open_watch(&mut client, &id, token, 0, false)
             .await
             .expect("a stream");
         streams.push((s, viewer));
@@ -276,7 +245,7 @@ async fn resuming_after_a_seq_sends_exactly_the_rest_then_live_events() {
     let mut client = server.client().await;
     let (id, tokens, mut replica) = started(&mut client, seeded(33)).await;
     plain_moves(&mut client, &id, &tokens, &mut replica, 8).await;
-    let mut full = watch(&mut client, &id, None, 0, false).await.unwrap();
+    let mut full = open_watch(&mut client, &id, None, 0, false).await.unwrap();
     let now = replica.seq();
     let mut all = events(&read_until(&mut full, now).await);
     assert_gapless(&all, 0);
@@ -287,8 +256,8 @@ async fn resuming_after_a_seq_sends_exactly_the_rest_then_live_events() {
     for &n in &points {
         resumed.push((
             n,
-            watch(&mut client, &id, None, n, false).await.unwrap(),
-            watch(&mut client, &id, Some(&tokens[1]), n, false)
+            open_watch(&mut client, &id, None, n, false).await.unwrap(),
+            open_watch(&mut client, &id, Some(&tokens[1]), n, false)
                 .await
                 .unwrap(),
         ));
@@ -343,19 +312,19 @@ async fn a_seat_is_prompted_when_it_must_act_and_a_spectator_never() {
     let (id, tokens, mut replica) = started(&mut client, request).await;
     let opening = replica.seq();
 
-    let mut seat0 = watch(&mut client, &id, Some(&tokens[0]), 0, false)
+    let mut seat0 = open_watch(&mut client, &id, Some(&tokens[0]), 0, false)
         .await
         .unwrap();
-    let mut seat0_actions = watch(&mut client, &id, Some(&tokens[0]), opening, true)
+    let mut seat0_actions = open_watch(&mut client, &id, Some(&tokens[0]), opening, true)
         .await
         .unwrap();
-    let mut seat1 = watch(&mut client, &id, Some(&tokens[1]), 0, true)
+    let mut seat1 = open_watch(&mut client, &id, Some(&tokens[1]), 0, true)
         .await
         .unwrap();
-    let mut spectator = watch(&mut client, &id, None, 0, true).await.unwrap();
+    let mut spectator = open_watch(&mut client, &id, None, 0, true).await.unwrap();
 
     // Seat 0 must draw: its streams prompt it at once, after the backlog.
-    let expected = view(&mut client, &id, &tokens[0], true).await;
+    let expected = view_of(&mut client, &id, Some(&tokens[0]), true).await;
     let legal = expected.legal.clone().expect("seat 0's choices");
     assert!(legal.can_draw && !legal.can_discard);
     assert!(!legal.actions.is_empty());
@@ -478,10 +447,10 @@ async fn the_asked_partner_is_prompted_to_answer_and_the_asker_waits() {
     let (id, tokens, mut replica) = started(&mut client, request).await;
     assert_eq!(replica.game.to_act(), Some(Seat(0)), "seat 0 plays first");
     let from = replica.seq();
-    let mut asker = watch(&mut client, &id, Some(&tokens[0]), from, true)
+    let mut asker = open_watch(&mut client, &id, Some(&tokens[0]), from, true)
         .await
         .unwrap();
-    let mut partner = watch(&mut client, &id, Some(&tokens[2]), from, true)
+    let mut partner = open_watch(&mut client, &id, Some(&tokens[2]), from, true)
         .await
         .unwrap();
     assert!(next_prompt(&mut asker).await.legal.unwrap().can_draw);
@@ -526,7 +495,7 @@ async fn the_asked_partner_is_prompted_to_answer_and_the_asker_waits() {
     assert_eq!(listed, both);
     let left = prompt.time_left_ms.expect("the time left");
     assert!(left > 0 && left <= BUDGET_MS, "{left}");
-    let v2 = view(&mut client, &id, &tokens[2], true).await;
+    let v2 = view_of(&mut client, &id, Some(&tokens[2]), true).await;
     assert_eq!(v2.legal, Some(*legal));
     let left = v2.time_left_ms.expect("the time left");
     assert!(left > 0 && left <= BUDGET_MS, "{left}");
@@ -534,7 +503,7 @@ async fn the_asked_partner_is_prompted_to_answer_and_the_asker_waits() {
 
     // Seat 0 waits: no choices, no time left, no prompt (its stream is read up to the
     // answer below: a prompt sent meanwhile would come before the answer's event).
-    let v0 = view(&mut client, &id, &tokens[0], true).await;
+    let v0 = view_of(&mut client, &id, Some(&tokens[0]), true).await;
     assert_eq!((v0.legal, v0.time_left_ms), (None, None));
     let got = read_until(&mut asker, asked).await;
     assert!(prompts(&got).is_empty(), "{got:?}");
@@ -582,13 +551,13 @@ async fn the_asked_partner_is_prompted_to_answer_and_the_asker_waits() {
     assert!(!legal.must_answer && !legal.can_ask_partner);
     assert!(prompt.time_left_ms.is_some());
     assert!(
-        view(&mut client, &id, &tokens[0], false)
+        view_of(&mut client, &id, Some(&tokens[0]), false)
             .await
             .legal
             .is_some()
     );
     assert!(
-        view(&mut client, &id, &tokens[2], false)
+        view_of(&mut client, &id, Some(&tokens[2]), false)
             .await
             .legal
             .is_none()
@@ -619,7 +588,7 @@ async fn prompts_carry_the_seat_view_when_asked() {
             .into_inner();
         streams.push(stream);
     }
-    let mut plain = watch(&mut client, &id, Some(&tokens[0]), 0, true)
+    let mut plain = open_watch(&mut client, &id, Some(&tokens[0]), 0, true)
         .await
         .unwrap();
     let mut checked = 0;
@@ -638,7 +607,7 @@ async fn prompts_carry_the_seat_view_when_asked() {
             }
         };
         assert_eq!(prompt.seq, replica.seq());
-        let expected = view(&mut client, &id, &tokens[seat], false).await;
+        let expected = view_of(&mut client, &id, Some(&tokens[seat]), false).await;
         let got = prompt.view.expect("a view in the prompt");
         assert_eq!(Some(&*got), expected.view.as_ref());
         assert_eq!(got.viewer_seat, Some(seat as u32));
@@ -669,7 +638,7 @@ async fn a_seat_watching_before_the_start_is_prompted_when_the_game_starts() {
         display_name: format!("player {seat}"),
     };
     let token = client.join_game(join(0)).await.unwrap().into_inner().token;
-    let mut stream = watch(&mut client, &game.game_id, Some(&token), 0, false)
+    let mut stream = open_watch(&mut client, &game.game_id, Some(&token), 0, false)
         .await
         .unwrap();
     let first = read_until(&mut stream, 1).await;
@@ -738,7 +707,7 @@ async fn an_idle_stream_receives_heartbeats_with_the_last_seq() {
     let server = paused(config).await;
     let mut client = server.client().await;
     let (id, tokens, mut replica) = started(&mut client, seeded(44)).await;
-    let mut stream = watch(&mut client, &id, None, 0, false).await.unwrap();
+    let mut stream = open_watch(&mut client, &id, None, 0, false).await.unwrap();
     let got = events(&read_until(&mut stream, replica.seq()).await);
     assert_eq!(got, replica.events(Viewer::Spectator));
 
@@ -773,7 +742,7 @@ async fn an_idle_stream_receives_heartbeats_with_the_last_seq() {
     ));
 
     // A stream with nothing to send begins with a heartbeat, a period after it opens.
-    let mut caught_up = watch(&mut client, &id, None, replica.seq(), false)
+    let mut caught_up = open_watch(&mut client, &id, None, replica.seq(), false)
         .await
         .unwrap();
     server.advance(period).await;
@@ -790,7 +759,7 @@ async fn the_stream_ends_after_the_match_ended() {
     let mut client = server.client().await;
     let (request, script) = short_game();
     let (id, tokens, mut replica) = started(&mut client, request).await;
-    let mut live = watch(&mut client, &id, None, 0, false).await.unwrap();
+    let mut live = open_watch(&mut client, &id, None, 0, false).await.unwrap();
     for (s, action) in &script {
         act(&mut client, &id, &tokens, &mut replica, *s, action).await;
     }
@@ -808,12 +777,16 @@ async fn the_stream_ends_after_the_match_ended() {
         (Some(tokens[1].as_str()), seat(1)),
     ] {
         for after in [0, end - 3, end - 1] {
-            let mut s = watch(&mut client, &id, token, after, true).await.unwrap();
+            let mut s = open_watch(&mut client, &id, token, after, true)
+                .await
+                .unwrap();
             let messages = read_to_end(&mut s).await;
             assert_eq!(events(&messages), replica.events_after(viewer, after));
             assert_eq!(messages.len(), (end - after) as usize, "no prompt");
         }
-        let mut s = watch(&mut client, &id, token, end, false).await.unwrap();
+        let mut s = open_watch(&mut client, &id, token, end, false)
+            .await
+            .unwrap();
         assert_eq!(read_to_end(&mut s).await, vec![]);
     }
     server.stop().await;
@@ -832,7 +805,7 @@ async fn watch_errors_change_nothing() {
     plain_moves(&mut client, &id, &tokens, &mut replica, 3).await;
     let (other, other_tokens, other_replica) = started(&mut client, seeded(56)).await;
     let seq = replica.seq();
-    let before = view(&mut client, &id, &tokens[0], false).await;
+    let before = view_of(&mut client, &id, Some(&tokens[0]), false).await;
 
     let expect = |r: Result<Streaming<v1::WatchGameResponse>, Status>, code: Code, why: &str| {
         let status = r.err().unwrap_or_else(|| panic!("{why}: refused"));
@@ -841,22 +814,22 @@ async fn watch_errors_change_nothing() {
     };
     for after in [seq + 1, seq + 100, u64::MAX] {
         for token in [None, Some(tokens[0].as_str())] {
-            let r = watch(&mut client, &id, token, after, false).await;
+            let r = open_watch(&mut client, &id, token, after, false).await;
             assert_eq!(
                 expect(r, Code::InvalidArgument, "after_seq beyond"),
                 "BAD_SEQ"
             );
         }
     }
-    let r = watch(&mut client, "0123456789abcdef", None, 0, false).await;
+    let r = open_watch(&mut client, "0123456789abcdef", None, 0, false).await;
     assert_eq!(expect(r, Code::NotFound, "unknown game"), "GAME_NOT_FOUND");
-    let r = watch(&mut client, "", Some(&tokens[0]), 0, false).await;
+    let r = open_watch(&mut client, "", Some(&tokens[0]), 0, false).await;
     assert_eq!(
         expect(r, Code::InvalidArgument, "empty id"),
         "MISSING_FIELD"
     );
     for token in [other_tokens[0].as_str(), "0123456789abcdef0123456789abcdef"] {
-        let r = watch(&mut client, &id, Some(token), 0, false).await;
+        let r = open_watch(&mut client, &id, Some(token), 0, false).await;
         assert_eq!(
             expect(r, Code::PermissionDenied, "a wrong token"),
             "NOT_A_SEAT_OF_GAME"
@@ -878,11 +851,14 @@ async fn watch_errors_change_nothing() {
     );
 
     assert_eq!(game_seq(&mut client, &id).await, seq);
-    assert_eq!(view(&mut client, &id, &tokens[0], false).await, before);
+    assert_eq!(
+        view_of(&mut client, &id, Some(&tokens[0]), false).await,
+        before
+    );
     assert_eq!(game_seq(&mut client, &other).await, other_replica.seq());
     // The right token still watches, and is prompted.
     let to_act = replica.game.to_act().expect("a seat to act").0;
-    let mut s = watch(&mut client, &id, Some(&tokens[to_act as usize]), seq, false)
+    let mut s = open_watch(&mut client, &id, Some(&tokens[to_act as usize]), seq, false)
         .await
         .unwrap();
     assert!(matches!(
@@ -900,35 +876,17 @@ async fn open(
     id: &str,
     token: Option<&str>,
 ) -> Streaming<v1::WatchGameResponse> {
-    let mut s = watch(client, id, token, 0, false).await.expect("a stream");
+    let mut s = open_watch(client, id, token, 0, false)
+        .await
+        .expect("a stream");
     next_message(&mut s).await.expect("a first message");
     s
 }
 
 /// Asserts a refused WatchGame: RESOURCE_EXHAUSTED TOO_MANY_WATCHERS with a RetryInfo.
+#[track_caller]
 fn assert_too_many_watchers(status: &Status) {
-    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
-    assert_eq!(reason(status), "TOO_MANY_WATCHERS", "{status:?}");
-    let retry = status.get_details_retry_info().expect("a RetryInfo");
-    assert!(retry.retry_delay.is_some_and(|d| d > Duration::ZERO));
-}
-
-/// Opens a stream once the server has freed a place: a closed stream's place is freed when
-/// the server has read the client's reset and ended the stream's task, a few of its task
-/// switches after the reset (which comes before the next request on the connection). Each try
-/// is a round trip; a bounded number of them, never a pause.
-async fn watch_when_freed(
-    client: &mut Client,
-    id: &str,
-    token: Option<&str>,
-) -> Streaming<v1::WatchGameResponse> {
-    for _ in 0..100 {
-        match watch(client, id, token, 0, false).await {
-            Ok(s) => return s,
-            Err(status) => assert_too_many_watchers(&status),
-        }
-    }
-    panic!("the place is not freed after 100 tries");
+    assert_refused(status, Code::ResourceExhausted, "TOO_MANY_WATCHERS");
 }
 
 // Regression: spectators filled a game's watcher limit (64 by default), and then the seats'
@@ -951,7 +909,7 @@ async fn spectators_fill_their_limit_and_every_seat_still_watches() {
     }
     let before = game_seq(&mut client, &id).await;
     for _ in 0..3 {
-        let status = watch(&mut client, &id, None, 0, false)
+        let status = open_watch(&mut client, &id, None, 0, false)
             .await
             .expect_err("one spectator more is refused");
         assert_too_many_watchers(&status);
@@ -971,7 +929,7 @@ async fn spectators_fill_their_limit_and_every_seat_still_watches() {
     let mut seats = Vec::new();
     for token in &tokens {
         seats.push(
-            watch(&mut client, &id, Some(token), replica.seq(), false)
+            open_watch(&mut client, &id, Some(token), replica.seq(), false)
                 .await
                 .expect("a seat's own stream is admitted"),
         );
@@ -988,7 +946,7 @@ async fn spectators_fill_their_limit_and_every_seat_still_watches() {
     drop(spectators.pop());
     spectators.push(watch_when_freed(&mut client, &id, None).await);
     assert_too_many_watchers(
-        &watch(&mut client, &id, None, 0, false)
+        &open_watch(&mut client, &id, None, 0, false)
             .await
             .expect_err("full again"),
     );
@@ -1019,7 +977,7 @@ async fn a_seat_token_is_limited_only_by_its_own_stream_limit() {
     let _a = open(&mut client, &id, Some(&tokens[0])).await;
     let _b = open(&mut client, &id, Some(&tokens[0])).await;
     let before = game_seq(&mut client, &id).await;
-    let status = watch(&mut client, &id, Some(&tokens[0]), 0, false)
+    let status = open_watch(&mut client, &id, Some(&tokens[0]), 0, false)
         .await
         .expect_err("a third stream of the token");
     assert_too_many_watchers(&status);
@@ -1070,17 +1028,17 @@ async fn a_stream_that_is_never_read_is_ended_and_frees_its_place() {
     let mut slow_seat = stalling_client(&server).await;
     let mut slow_spectator = stalling_client(&server).await;
     let mut stalled = [
-        watch(&mut slow_seat, &id, Some(&tokens[0]), 0, false)
+        open_watch(&mut slow_seat, &id, Some(&tokens[0]), 0, false)
             .await
             .expect("a stream"),
-        watch(&mut slow_spectator, &id, None, 0, false)
+        open_watch(&mut slow_spectator, &id, None, 0, false)
             .await
             .expect("a stream"),
     ];
     // Their places are taken.
     for token in [Some(tokens[0].as_str()), None] {
         assert_too_many_watchers(
-            &watch(&mut client, &id, token, 0, false)
+            &open_watch(&mut client, &id, token, 0, false)
                 .await
                 .expect_err("the place is taken"),
         );
@@ -1099,7 +1057,7 @@ async fn a_stream_that_is_never_read_is_ended_and_frees_its_place() {
             (None, &mut spectator_again),
         ] {
             if again.is_none() {
-                match watch(&mut client, &id, token, 0, false).await {
+                match open_watch(&mut client, &id, token, 0, false).await {
                     Ok(stream) => *again = Some(stream),
                     Err(status) => assert_too_many_watchers(&status),
                 }
@@ -1154,7 +1112,9 @@ async fn a_slow_watcher_lags_without_slowing_the_game_and_resumes_by_seq() {
         .await
         .unwrap();
     let mut slow_client = CanastaServiceClient::new(channel);
-    let mut slow = watch(&mut slow_client, &id, None, 0, false).await.unwrap();
+    let mut slow = open_watch(&mut slow_client, &id, None, 0, false)
+        .await
+        .unwrap();
 
     // Every action is accepted at once, whatever the slow watcher does.
     plain_moves(&mut client, &id, &tokens, &mut replica, 300).await;
@@ -1174,7 +1134,7 @@ async fn a_slow_watcher_lags_without_slowing_the_game_and_resumes_by_seq() {
     assert_eq!(got, all[..last as usize].to_vec());
 
     // Resuming after the last seq received delivers the rest.
-    let mut again = watch(&mut slow_client, &id, None, last, false)
+    let mut again = open_watch(&mut slow_client, &id, None, last, false)
         .await
         .unwrap();
     let rest = events(&read_until(&mut again, end).await);
@@ -1194,18 +1154,26 @@ async fn prompts_carry_the_actions_only_to_streams_that_asked() {
     let (id, tokens, mut replica) = started(&mut client, request).await;
     let (seat, draw) = script[0].clone();
     let token = &tokens[seat as usize];
-    let mut plain = watch(&mut client, &id, Some(token), 0, false)
+    let mut plain = open_watch(&mut client, &id, Some(token), 0, false)
         .await
         .unwrap();
     let legal = next_prompt(&mut plain).await.legal.expect("choices");
     assert!(legal.actions.is_empty(), "{legal:?}");
-    let mut full = watch(&mut client, &id, Some(token), 0, true).await.unwrap();
-    let listed = view(&mut client, &id, token, true).await.legal.unwrap();
+    let mut full = open_watch(&mut client, &id, Some(token), 0, true)
+        .await
+        .unwrap();
+    let listed = view_of(&mut client, &id, Some(token), true)
+        .await
+        .legal
+        .unwrap();
     assert!(!listed.actions.is_empty());
     assert_eq!(next_prompt(&mut full).await.legal.as_deref(), Some(&listed));
     // The same seat plays on after its draw: both streams are prompted again.
     act(&mut client, &id, &tokens, &mut replica, seat, &draw).await;
-    let listed = view(&mut client, &id, token, true).await.legal.unwrap();
+    let listed = view_of(&mut client, &id, Some(token), true)
+        .await
+        .legal
+        .unwrap();
     assert!(!listed.actions.is_empty());
     let mut without = listed.clone();
     without.actions.clear();

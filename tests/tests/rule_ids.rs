@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The rules reference, relative to the repository root.
 const RULES_DOC: &str = "docs/rules.md";
@@ -46,13 +46,6 @@ impl Citation {
     fn place(&self) -> String {
         format!("{}:{}", self.path, self.line)
     }
-}
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate sits in the repository root")
-        .to_path_buf()
 }
 
 /// Every searched file under `dir`, sorted, as paths relative to `root`.
@@ -158,7 +151,7 @@ fn test_module_lines(text: &str) -> Vec<bool> {
 
 /// Every rule id in the repository, in path and line order.
 fn citations() -> Vec<Citation> {
-    let root = repo_root();
+    let root = canasta_tests::workspace_root();
     let mut paths = Vec::new();
     files(&root, &root, &mut paths);
     assert!(

@@ -57,9 +57,7 @@ const GRACE: Duration = Duration::from_secs(5);
 /// A server storing in SQLite at `db`, with a token rate no test here reaches, on a paused
 /// clock (see [`GRACE`]).
 async fn start(db: &std::path::Path) -> TestServer {
-    let mut config = Config::for_tests();
-    config.memory = false;
-    config.db = db.to_path_buf();
+    let mut config = db_config(db);
     config.requests_per_second = 1_000_000.0;
     paused(config).await
 }
@@ -222,21 +220,6 @@ async fn a_connection_still_open_after_the_grace_is_closed_when_serve_returns() 
 
 // ----- reading streams to their end -----
 
-/// Reads a watch stream to its end, within 10 s: its messages, and the error that ended it.
-async fn watch_to_end(mut stream: Streaming<v1::WatchGameResponse>) -> (Vec<Msg>, Option<Status>) {
-    let mut messages = Vec::new();
-    loop {
-        match timeout(WITHIN, stream.message())
-            .await
-            .expect("the stream ends within 10 s")
-        {
-            Ok(Some(m)) => messages.push(m.kind.expect("a message kind")),
-            Ok(None) => return (messages, None),
-            Err(status) => return (messages, Some(status)),
-        }
-    }
-}
-
 /// Reads a Play call to its end, within 10 s: its messages, and the error that ended it.
 async fn play_to_end(mut call: PlayCall) -> (Vec<Play>, Option<Status>) {
     let mut messages = Vec::new();
@@ -289,13 +272,6 @@ async fn watch_game(
     open_watch(client, game_id, token, 0, false)
         .await
         .expect("a watch stream")
-}
-
-/// The whole log of a game as `token`'s seat (or a spectator) sees it now.
-async fn log_of(client: &mut Client, game_id: &str, token: Option<&str>) -> Vec<v1::GameEvent> {
-    let seq = game_seq(client, game_id).await;
-    let mut stream = watch_game(client, game_id, token).await;
-    events(&read_until(&mut stream, seq).await)
 }
 
 /// What clients see of a game: its summary, and each seat's view with its choices, and a
@@ -445,7 +421,7 @@ async fn shutdown_ends_streams_and_calls_refuses_new_requests_and_returns() {
     // read before (at most a prompt for the last, and heartbeats).
     let quiet = |m: &Msg| matches!(m, Msg::Heartbeat(_) | Msg::Prompt(_));
     for stream in streams {
-        let (messages, error) = watch_to_end(stream).await;
+        let (messages, error) = drain(stream).await;
         assert!(error.is_none(), "the stream ended with {error:?}");
         assert!(messages.iter().all(quiet), "{messages:?}");
     }
@@ -950,7 +926,7 @@ async fn an_action_racing_the_shutdown_is_stored_if_acknowledged_and_else_not_ap
         let all_acked = Counter::new();
         for racer in std::mem::take(&mut racers) {
             let stream = watch_game(&mut client, &racer.id, None).await;
-            spectators.push(tokio::spawn(watch_to_end(stream)));
+            spectators.push(tokio::spawn(drain(stream)));
             let acked = Acks {
                 own: Counter::new(),
                 all: all_acked.clone(),

@@ -8,16 +8,9 @@
 use canasta_engine::Viewer;
 use canasta_proto::convert::action_to_wire;
 use canasta_proto::v1;
-use canasta_server::Config;
 use canasta_tests::replica::*;
 use canasta_tests::*;
 use tonic::{Code, Status};
-
-/// Asserts a refusal: its code and its reason.
-fn assert_refused(status: &Status, code: Code, why: &str) {
-    assert_eq!(status.code(), code, "{status:?}");
-    assert_eq!(reason(status), why, "{status:?}");
-}
 
 /// Every game's summary, and every view of `id` (each seat's with its choices, and a
 /// spectator's): what a refused request must leave as it was.
@@ -38,27 +31,6 @@ async fn snapshot(
     (games, views)
 }
 
-/// The whole event log of a game as a spectator sees it now.
-async fn log_of(client: &mut Client, game_id: &str) -> Vec<v1::GameEvent> {
-    let seq = game_seq(client, game_id).await;
-    let mut stream = client
-        .watch_game(v1::WatchGameRequest {
-            game_id: game_id.to_string(),
-            ..Default::default()
-        })
-        .await
-        .expect("a watch stream")
-        .into_inner();
-    events(&read_until(&mut stream, seq).await)
-}
-
-fn config_on(db: &std::path::Path) -> Config {
-    let mut config = Config::for_tests();
-    config.memory = false;
-    config.db = db.to_path_buf();
-    config
-}
-
 // While the database refuses writes, CreateGame, JoinGame and SubmitAction are answered
 // UNAVAILABLE STORAGE_FAILED, and no game, seat, view or seq changes. Once it works again, the
 // SubmitAction retried with the same request id is applied, once (a second retry is answered
@@ -67,7 +39,7 @@ fn config_on(db: &std::path::Path) -> Config {
 async fn failed_writes_change_nothing_and_a_retry_after_recovery_applies_once() {
     let dir = temp_dir("storage-faults");
     let db = dir.path().join("canasta.db");
-    let config = config_on(&db);
+    let config = db_config(&db);
     let (store, loaded) = canasta_server::open_store(&config).expect("the database opens");
     let faults = store.write_faults();
     let server = TestServer::with_store(config, store, loaded).await;
@@ -145,7 +117,7 @@ async fn failed_writes_change_nothing_and_a_retry_after_recovery_applies_once() 
     let server = TestServer::with_db(&db).await;
     let mut client = server.client().await;
     assert_eq!(
-        log_of(&mut client, &id).await,
+        log_of(&mut client, &id, None).await,
         replica.events(Viewer::Spectator)
     );
     server.stop().await;
@@ -269,7 +241,7 @@ async fn a_game_with_a_damaged_log_answers_bad_log_and_the_others_play_on() {
     let ids: Vec<&str> = listed.iter().map(|g| g.game_id.as_str()).collect();
     assert_eq!(ids, [id.as_str()]);
     assert_eq!(
-        log_of(&mut client, &id).await,
+        log_of(&mut client, &id, None).await,
         replica.events(Viewer::Spectator)
     );
     plain_moves(&mut client, &id, &tokens, &mut replica, 2).await;
@@ -413,7 +385,7 @@ async fn a_game_id_damaged_in_its_row_answers_bad_log_and_the_server_starts() {
     assert_refused(&status, Code::DataLoss, "BAD_LOG");
     assert_eq!(listed(&mut client).await, [id.as_str()]);
     assert_eq!(
-        log_of(&mut client, &id).await,
+        log_of(&mut client, &id, None).await,
         replica.events(Viewer::Spectator)
     );
     plain_moves(&mut client, &id, &tokens, &mut replica, 2).await;

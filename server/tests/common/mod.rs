@@ -3,7 +3,6 @@
 
 #![allow(dead_code)] // each test file uses part of this module
 
-
 use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
 use tonic::Request;
