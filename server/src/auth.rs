@@ -118,8 +118,15 @@ impl SeatIds {
 
     /// True if the token of this fingerprint holds a seat.
     pub fn holds(&self, id: TokenId) -> bool {
+        self.seat_of(id).is_some()
+    }
+
+    /// The seat the token of this fingerprint holds, if it holds one.
+    pub fn seat_of(&self, id: TokenId) -> Option<usize> {
         let word = SeatIds::word(id);
-        self.0.iter().any(|s| s.load(Ordering::Acquire) == word)
+        self.0
+            .iter()
+            .position(|s| s.load(Ordering::Acquire) == word)
     }
 }
 
@@ -141,13 +148,16 @@ pub fn token_of(metadata: &MetadataMap) -> Result<Option<Token>, ApiError> {
 
 /// The token of a request that must act for a seat.
 pub fn require_token(metadata: &MetadataMap) -> Result<Token, ApiError> {
-    token_of(metadata)?.ok_or_else(|| {
-        ApiError::new(
-            Code::Unauthenticated,
-            Reason::MissingToken,
-            "this call acts for a seat: send its token as `authorization: Bearer <token>` (JoinGame returns it)",
-        )
-    })
+    token_of(metadata)?.ok_or_else(missing_token)
+}
+
+/// The refusal of a call that acts for a seat and carries no token.
+pub fn missing_token() -> ApiError {
+    ApiError::new(
+        Code::Unauthenticated,
+        Reason::MissingToken,
+        "this call acts for a seat: send its token as `authorization: Bearer <token>` (JoinGame returns it)",
+    )
 }
 
 fn bad_header() -> ApiError {
@@ -211,6 +221,8 @@ mod tests {
         seats.set(0, Some(&a));
         seats.set(MAX_SEATS - 1, Some(&b));
         assert!(seats.holds(a.id()) && seats.holds(b.id()));
+        assert_eq!(seats.seat_of(b.id()), Some(MAX_SEATS - 1));
+        assert_eq!(seats.seat_of(Token::generate().id()), None);
         assert!(seats.holds(Token::from_stored(a.as_str().to_string()).id()));
         assert!(!seats.holds(Token::generate().id()));
         seats.set(0, None);
@@ -218,7 +230,7 @@ mod tests {
         // A fingerprint of 0 is not mistaken for a free seat, nor a free seat for it.
         assert!(!seats.holds(TokenId(0)));
         seats.set(1, Some(&a));
-        assert!(seats.holds(a.id()));
+        assert_eq!(seats.seat_of(a.id()), Some(1));
     }
 
     #[test]

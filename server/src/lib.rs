@@ -4,12 +4,15 @@
 //! # Layout
 //!
 //! - [`config`]: flags and environment variables.
-//! - [`service`]: the gRPC service: tokens, limits, requests to games, errors to statuses.
+//! - [`service`]: the gRPC service: one function per method, behind one layer that every call
+//!   passes through (admission: tokens and request rates; metrics; a tracing span per call);
+//!   the streams WatchGame and Play leave running.
 //! - [`registry`]: the games held: create, restore, find, list.
 //! - [`actor`]: one task per game owning its state, log, seats, time control and watchers.
 //! - [`store`]: SQLite storage with group commit (or memory).
-//! - [`auth`], [`ratelimit`], [`message_limit`], [`errors`], [`metrics`], [`connections`],
-//!   [`names`]: one concern each.
+//! - [`metrics`]: the Prometheus registry (prometheus-client) and its bounded HTTP port.
+//! - [`auth`], [`ratelimit`], [`message_limit`], [`errors`], [`connections`], [`names`]: one
+//!   concern each.
 //!
 //! [`run`] serves on a listener the caller binds, so tests bind `127.0.0.1:0`; [`open_store`]
 //! and [`serve`] are its two halves, for a caller that must know the database is open before

@@ -7,11 +7,15 @@
 //! Likewise a request that is not protobuf of its type (the codec's INTERNAL, see
 //! [`canasta_proto::codec::decode_error`]): the caller's mistake, INVALID_ARGUMENT
 //! `MALFORMED_MESSAGE`.
+//!
+//! Such a call never reaches the service's layer ([`crate::service`]): its metrics are counted
+//! here. (A Play stream reads its messages itself, and turns such a refusal into the service's
+//! with [`refusal_of`].)
 
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tonic::body::Body;
 use tonic::codegen::{BoxFuture, Service, http};
@@ -20,6 +24,7 @@ use tonic::{Code, Status};
 
 use crate::errors::ApiError;
 use crate::metrics::Metrics;
+use crate::service::Method;
 use canasta_proto::Reason;
 
 /// How tonic's refusal of an oversized message begins.
@@ -64,6 +69,8 @@ where
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let started = Instant::now();
+        let method = Method::from_path(request.uri().path());
         let answer = self.inner.call(request);
         let limit = self.limit;
         let metrics = self.metrics.clone();
@@ -75,7 +82,13 @@ where
                 .and_then(|s| refusal_of(s, limit));
             Ok(match too_large {
                 Some(e) => {
-                    metrics.error(crate::service::code_name(e.code), e.reason.as_str());
+                    // The service never saw the call (the transport refused its message before
+                    // the method ran): it is counted here, as the service's layer counts the
+                    // others.
+                    metrics.refused(e.code, e.reason);
+                    if let Some(method) = method {
+                        metrics.answered(method.name(), e.code, started.elapsed());
+                    }
                     Status::from(e).into_http()
                 }
                 None => response,
