@@ -1271,6 +1271,302 @@ async fn metrics_do_not_count_a_retried_request_again() {
     server.stop().await;
 }
 
+/// The samples of a scrape whose name (with its labels) starts with `prefix`.
+fn samples(text: &str, prefix: &str) -> std::collections::BTreeMap<String, f64> {
+    text.lines()
+        .filter(|l| l.starts_with(prefix))
+        .filter_map(|l| {
+            let (name, value) = l.rsplit_once(' ')?;
+            Some((name.to_string(), value.parse().ok()?))
+        })
+        .collect()
+}
+
+/// The samples starting with `prefix` that changed from `before` to `after`, with how much.
+fn changed(before: &str, after: &str, prefix: &str) -> Vec<(String, f64)> {
+    let before = samples(before, prefix);
+    samples(after, prefix)
+        .into_iter()
+        .filter_map(|(name, n)| {
+            let was = before.get(&name).copied().unwrap_or(0.0);
+            (n != was).then(|| (name, n - was))
+        })
+        .collect()
+}
+
+/// A gRPC code as the wire names it: `NotFound` -> `NOT_FOUND`.
+fn code_label(code: Code) -> String {
+    let mut out = String::new();
+    for (i, c) in format!("{code:?}").chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
+/// Makes `call` and checks what the metrics counted for it: one call of `method` under the
+/// code it was answered with, one latency, and, for a refusal, one refusal under its code and
+/// reason; nothing else.
+async fn counted_once<T>(
+    metrics: SocketAddr,
+    method: &str,
+    call: impl std::future::Future<Output = Result<T, Status>>,
+) -> Result<T, Status> {
+    let before = scrape(metrics).await;
+    let answer = call.await;
+    let after = scrape(metrics).await;
+    let code = match &answer {
+        Ok(_) => "OK".to_string(),
+        Err(status) => code_label(status.code()),
+    };
+    assert_eq!(
+        changed(&before, &after, "canasta_requests_total{"),
+        [(
+            format!("canasta_requests_total{{method=\"{method}\",code=\"{code}\"}}"),
+            1.0
+        )],
+        "{method}: {:?}",
+        answer.as_ref().err()
+    );
+    assert_eq!(
+        changed(&before, &after, "canasta_request_seconds_count{"),
+        [(
+            format!("canasta_request_seconds_count{{method=\"{method}\"}}"),
+            1.0
+        )],
+        "{method}"
+    );
+    let refusals = changed(&before, &after, "canasta_errors_total{");
+    match &answer {
+        Ok(_) => assert!(refusals.is_empty(), "{method}: {refusals:?}"),
+        Err(status) => assert_eq!(
+            refusals,
+            [(
+                format!(
+                    "canasta_errors_total{{code=\"{code}\",reason=\"{}\"}}",
+                    reason(status)
+                ),
+                1.0
+            )],
+            "{method}"
+        ),
+    }
+    answer
+}
+
+// Every call passes through one layer that counts it exactly once, under its method and the
+// code it was answered with, and a refused one under its reason too: each method, served and
+// refused, the streams when they open or are refused, a message the transport refuses before
+// the method runs (unary or a Play call's opening). The actions sent on an open Play call are
+// not calls: a refused one counts as a refusal only, as before the layer.
+#[tokio::test]
+async fn metrics_count_every_call_once_by_method_and_code() {
+    let metrics = free_addr();
+    let mut config = Config::for_tests();
+    config.metrics_listen = Some(metrics);
+    config.max_message_bytes = 4096;
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    // Every method is shown from the start, at zero.
+    assert_eq!(
+        sample(
+            &scrape(metrics).await,
+            "canasta_requests_total{method=\"DescribeRules\",code=\"OK\"}"
+        ),
+        Some(0.0)
+    );
+    let (id, tokens, mut replica) = started(&mut client, seeded(504)).await;
+    let to_act = replica.game.to_act().unwrap().0 as usize;
+    let m = metrics;
+
+    counted_once(
+        m,
+        "ListGames",
+        client.list_games(v1::ListGamesRequest::default()),
+    )
+    .await
+    .expect("listed");
+    let rules = v1::DescribeRulesRequest {
+        rules: seeded(504).rules,
+    };
+    counted_once(m, "DescribeRules", client.describe_rules(rules))
+        .await
+        .expect("described");
+    let request = v1::GetGameRequest {
+        game_id: id.clone(),
+    };
+    counted_once(m, "GetGame", client.get_game(request))
+        .await
+        .expect("a summary");
+    let request = v1::GetGameRequest {
+        game_id: "nope".into(),
+    };
+    let status = counted_once(m, "GetGame", client.get_game(request))
+        .await
+        .expect_err("no such game");
+    assert_refused(&status, Code::NotFound, "GAME_NOT_FOUND");
+    let request = v1::GetViewRequest {
+        game_id: id.clone(),
+        include_actions: true,
+    };
+    counted_once(m, "GetView", client.get_view(authed(request, &tokens[0])))
+        .await
+        .expect("a view");
+    let (seat, action) = replica.plain_move();
+    let request = v1::CheckActionRequest {
+        game_id: id.clone(),
+        action: Some(action_to_wire(&action)),
+    };
+    counted_once(
+        m,
+        "CheckAction",
+        client.check_action(authed(request, &tokens[seat as usize])),
+    )
+    .await
+    .expect("a verdict");
+    let mut stale = submission(&id, &replica, &action);
+    stale.expected_seq -= 1;
+    let status = counted_once(
+        m,
+        "SubmitAction",
+        client.submit_action(authed(stale, &tokens[seat as usize])),
+    )
+    .await
+    .expect_err("stale");
+    assert_refused(&status, Code::Aborted, "STALE_SEQ");
+    let request = submission(&id, &replica, &action);
+    counted_once(
+        m,
+        "SubmitAction",
+        client.submit_action(authed(request, &tokens[seat as usize])),
+    )
+    .await
+    .expect("applied");
+    replica.apply(seat, &action);
+    let request = v1::GetScoresRequest {
+        game_id: id.clone(),
+    };
+    counted_once(m, "GetScores", client.get_scores(request))
+        .await
+        .expect("the scores");
+    let request = v1::ExportGameRequest {
+        game_id: id.clone(),
+    };
+    let _ = counted_once(m, "ExportGame", client.export_game(request)).await;
+
+    // The streams: counted when they open, or are refused.
+    let request = v1::WatchGameRequest {
+        game_id: id.clone(),
+        ..Default::default()
+    };
+    let mut stream = counted_once(m, "WatchGame", client.watch_game(request))
+        .await
+        .expect("a stream")
+        .into_inner();
+    next_message(&mut stream).await.expect("a first message");
+    let token = tokens[to_act].as_str();
+    let opening = canasta_tests::play::watch(&id);
+    let mut play = counted_once(
+        m,
+        "Play",
+        canasta_tests::play::PlayCall::open(&mut client, Some(token), opening),
+    )
+    .await
+    .expect("a Play call");
+    let opening = canasta_tests::play::watch(&id);
+    let status = counted_once(
+        m,
+        "Play",
+        canasta_tests::play::PlayCall::open(&mut client, None, opening),
+    )
+    .await
+    .err()
+    .expect("no token");
+    assert_refused(&status, Code::Unauthenticated, "MISSING_TOKEN");
+    // An opening over the size limit: refused once, by the call's own reading of it.
+    let opening = canasta_tests::play::watch(&"x".repeat(5000));
+    let status = counted_once(
+        m,
+        "Play",
+        canasta_tests::play::PlayCall::open(&mut client, Some(token), opening),
+    )
+    .await
+    .err()
+    .expect("too large");
+    assert_refused(&status, Code::ResourceExhausted, "MESSAGE_TOO_LARGE");
+    // A stale action on the open Play call: a refusal, not a call.
+    let before = scrape(m).await;
+    let (_, action) = replica.plain_move();
+    let stale = canasta_tests::play::submit(&id, replica.seq() - 1, "stale", &action);
+    play.send(stale).await;
+    let error = play.result().await.error.expect("refused");
+    assert_eq!(error.reason, "STALE_SEQ");
+    let after = scrape(m).await;
+    assert!(changed(&before, &after, "canasta_requests_total{").is_empty());
+    assert_eq!(
+        changed(&before, &after, "canasta_errors_total{"),
+        [(
+            "canasta_errors_total{code=\"ABORTED\",reason=\"STALE_SEQ\"}".to_string(),
+            1.0
+        )]
+    );
+
+    // A request the transport refuses before the method runs.
+    let request = v1::JoinGameRequest {
+        game_id: id.clone(),
+        seat: Some(0),
+        display_name: "x".repeat(5000),
+    };
+    let status = counted_once(m, "JoinGame", client.join_game(request))
+        .await
+        .expect_err("too large");
+    assert_refused(&status, Code::ResourceExhausted, "MESSAGE_TOO_LARGE");
+
+    // A second game: joined, left, cancelled by its creator.
+    let created = counted_once(m, "CreateGame", client.create_game(seeded(505)))
+        .await
+        .expect("a game")
+        .into_inner();
+    let other = created.game.expect("a summary").game_id;
+    let request = v1::JoinGameRequest {
+        game_id: other.clone(),
+        seat: Some(0),
+        display_name: "p0".into(),
+    };
+    let joined = counted_once(m, "JoinGame", client.join_game(request))
+        .await
+        .expect("a seat")
+        .into_inner();
+    let request = v1::LeaveGameRequest {
+        game_id: other.clone(),
+    };
+    counted_once(
+        m,
+        "LeaveGame",
+        client.leave_game(authed(request, &joined.token)),
+    )
+    .await
+    .expect("left");
+    let request = v1::CancelGameRequest {
+        game_id: other.clone(),
+    };
+    let status = counted_once(m, "CancelGame", client.cancel_game(request))
+        .await
+        .expect_err("no creator token");
+    assert_refused(&status, Code::Unauthenticated, "MISSING_TOKEN");
+    let request = v1::CancelGameRequest { game_id: other };
+    counted_once(
+        m,
+        "CancelGame",
+        client.cancel_game(authed(request, &created.creator_token)),
+    )
+    .await
+    .expect("cancelled");
+    server.stop().await;
+}
+
 // ----- graceful shutdown -----
 
 /// The outcome of a player that acts until the server stops answering.

@@ -234,7 +234,8 @@ impl Service {
     ) -> Result<v1::CreateGameResponse, ApiError> {
         let created = self.registry.create(r).await?;
         if let Some(game) = &created.game {
-            tracing::Span::current().record("game_id", game.game_id.as_str());
+            let id = canasta_engine::quote::quoted(&game.game_id);
+            tracing::Span::current().record("game_id", tracing::field::display(id));
         }
         Ok(created)
     }
@@ -562,6 +563,7 @@ mod tests {
     use super::*;
     use crate::store::Store;
     use canasta_proto::reason::reason_of;
+    use std::collections::BTreeMap;
 
     fn authed<T>(message: T, token: &str) -> Request<T> {
         let mut r = Request::new(message);
@@ -671,5 +673,151 @@ mod tests {
         // Nothing changed.
         assert_eq!(registry.len(), 1);
         assert_eq!(registry.get(&id).expect("the game").summary(), before);
+    }
+
+    /// The spans opened while it is the thread's subscriber: each one's name and fields, as
+    /// recorded when it opened and since.
+    #[derive(Clone, Default)]
+    struct Spans(Arc<std::sync::Mutex<Vec<(String, BTreeMap<String, String>)>>>);
+
+    /// The index of a span among [`Spans`]'.
+    struct Index(usize);
+
+    struct Fields<'a>(&'a mut BTreeMap<String, String>);
+
+    impl tracing::field::Visit for Fields<'_> {
+        fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+            let text = format!("{value:?}");
+            // Strings are recorded quoted (a client's are, to show where they end).
+            let text = text.trim_matches('"').to_string();
+            self.0.insert(field.name().to_string(), text);
+        }
+    }
+
+    impl<S> tracing_subscriber::Layer<S> for Spans
+    where
+        S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    {
+        fn on_new_span(
+            &self,
+            attrs: &tracing::span::Attributes<'_>,
+            id: &tracing::span::Id,
+            ctx: tracing_subscriber::layer::Context<'_, S>,
+        ) {
+            let mut fields = BTreeMap::new();
+            attrs.record(&mut Fields(&mut fields));
+            let mut spans = self.0.lock().unwrap();
+            spans.push((attrs.metadata().name().to_string(), fields));
+            let span = ctx.span(id).expect("the span is open");
+            span.extensions_mut().insert(Index(spans.len() - 1));
+        }
+
+        fn on_record(
+            &self,
+            id: &tracing::span::Id,
+            values: &tracing::span::Record<'_>,
+            ctx: tracing_subscriber::layer::Context<'_, S>,
+        ) {
+            let span = ctx.span(id).expect("the span is open");
+            if let Some(Index(i)) = span.extensions().get::<Index>() {
+                values.record(&mut Fields(&mut self.0.lock().unwrap()[*i].1));
+            }
+        }
+    }
+
+    impl Spans {
+        /// The fields of the `rpc` spans, in the order they opened.
+        fn calls(&self) -> Vec<BTreeMap<String, String>> {
+            let spans = self.0.lock().unwrap();
+            spans
+                .iter()
+                .filter(|(name, _)| name == "rpc")
+                .map(|(_, fields)| fields.clone())
+                .collect()
+        }
+    }
+
+    fn fields(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    // Every call runs in one `rpc` span that names its method, the game once known (the one
+    // it names, the one it created) and the seat once known (the one joined, the one the token
+    // holds); a refused call's span too.
+    #[tokio::test]
+    async fn each_call_runs_in_a_span_naming_its_method_game_and_seat() {
+        use tracing_subscriber::layer::SubscriberExt;
+        let spans = Spans::default();
+        let _subscriber =
+            tracing::subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
+        let config = Arc::new(Config::for_tests());
+        let metrics = Metrics::new();
+        let registry = Arc::new(Registry::new(
+            Store::memory(),
+            config.clone(),
+            metrics.clone(),
+        ));
+        let (_stop, stopped) = watch::channel(false);
+        let service = Service::new(registry, config, metrics, stopped);
+        let create = v1::CreateGameRequest {
+            rules: Some(v1::RuleSet {
+                preset: v1::Preset::Official as i32,
+                player_count: 2,
+                options: Default::default(),
+            }),
+            seed: Some(5),
+            ..Default::default()
+        };
+        let id = service
+            .create_game(Request::new(create))
+            .await
+            .expect("a game")
+            .into_inner()
+            .game
+            .expect("a summary")
+            .game_id;
+        let join = v1::JoinGameRequest {
+            game_id: id.clone(),
+            seat: Some(1),
+            display_name: "p1".into(),
+        };
+        let token = service
+            .join_game(Request::new(join))
+            .await
+            .expect("a seat")
+            .into_inner()
+            .token;
+        let view = v1::GetViewRequest {
+            game_id: id.clone(),
+            include_actions: false,
+        };
+        service
+            .get_view(authed(view, &token))
+            .await
+            .expect("a view");
+        let unknown = v1::GetGameRequest {
+            game_id: "nope".into(),
+        };
+        service
+            .get_game(Request::new(unknown))
+            .await
+            .expect_err("no such game");
+        service
+            .list_games(Request::new(v1::ListGamesRequest::default()))
+            .await
+            .expect("the games");
+        assert_eq!(
+            spans.calls(),
+            [
+                fields(&[("method", "CreateGame"), ("game_id", &id)]),
+                fields(&[("method", "JoinGame"), ("game_id", &id), ("seat", "1")]),
+                fields(&[("method", "GetView"), ("game_id", &id), ("seat", "1")]),
+                fields(&[("method", "GetGame"), ("game_id", "nope")]),
+                fields(&[("method", "ListGames")]),
+            ]
+        );
     }
 }
