@@ -1289,7 +1289,7 @@ fn changed(before: &str, after: &str, prefix: &str) -> Vec<(String, f64)> {
         .into_iter()
         .filter_map(|(name, n)| {
             let was = before.get(&name).copied().unwrap_or(0.0);
-            (n != was).then(|| (name, n - was))
+            (n != was).then_some((name, n - was))
         })
         .collect()
 }

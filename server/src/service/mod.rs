@@ -678,7 +678,10 @@ mod tests {
     /// The spans opened while it is the thread's subscriber: each one's name and fields, as
     /// recorded when it opened and since.
     #[derive(Clone, Default)]
-    struct Spans(Arc<std::sync::Mutex<Vec<(String, BTreeMap<String, String>)>>>);
+    struct Spans(Arc<std::sync::Mutex<Vec<(String, SpanFields)>>>);
+
+    /// A span's fields, by name.
+    type SpanFields = BTreeMap<String, String>;
 
     /// The index of a span among [`Spans`]'.
     struct Index(usize);
