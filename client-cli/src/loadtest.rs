@@ -313,32 +313,8 @@ async fn require_loopback(addr: &str) -> Result<(), String> {
 /// The reason of a failed request: the server's (one this client knows or not), or the gRPC
 /// code's canonical name (`UNAVAILABLE`), as the report's JSON keys show them.
 fn reason(s: &Status) -> String {
-    canasta_proto::reason::raw_reason_of(s).unwrap_or_else(|| code_name(s.code()).to_string())
-}
-
-/// A gRPC code's canonical name, as the gRPC specification spells it (tonic's `Debug` spells
-/// the variant, `DeadlineExceeded`).
-fn code_name(code: tonic::Code) -> &'static str {
-    use tonic::Code;
-    match code {
-        Code::Ok => "OK",
-        Code::Cancelled => "CANCELLED",
-        Code::Unknown => "UNKNOWN",
-        Code::InvalidArgument => "INVALID_ARGUMENT",
-        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
-        Code::NotFound => "NOT_FOUND",
-        Code::AlreadyExists => "ALREADY_EXISTS",
-        Code::PermissionDenied => "PERMISSION_DENIED",
-        Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
-        Code::FailedPrecondition => "FAILED_PRECONDITION",
-        Code::Aborted => "ABORTED",
-        Code::OutOfRange => "OUT_OF_RANGE",
-        Code::Unimplemented => "UNIMPLEMENTED",
-        Code::Internal => "INTERNAL",
-        Code::Unavailable => "UNAVAILABLE",
-        Code::DataLoss => "DATA_LOSS",
-        Code::Unauthenticated => "UNAUTHENTICATED",
-    }
+    canasta_proto::reason::raw_reason_of(s)
+        .unwrap_or_else(|| canasta_proto::reason::code_name(s.code()).to_string())
 }
 
 /// What one seat counted in one game.
@@ -1001,7 +977,7 @@ mod tests {
         );
         assert_eq!(reason(&Status::unavailable("gone")), "UNAVAILABLE");
         for code in 0..=16 {
-            let name = code_name(tonic::Code::from_i32(code));
+            let name = canasta_proto::reason::code_name(tonic::Code::from_i32(code));
             assert!(
                 name.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
                 "{name}"

@@ -464,6 +464,32 @@ pub fn raw_reason_of(status: &Status) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// A gRPC code's canonical name, as the gRPC specification spells it (`DEADLINE_EXCEEDED`;
+/// tonic's `Debug` spells the variant, `DeadlineExceeded`): how the server's metrics label a
+/// code, and how a client names a failure that carries no reason.
+pub fn code_name(code: tonic::Code) -> &'static str {
+    use tonic::Code;
+    match code {
+        Code::Ok => "OK",
+        Code::Cancelled => "CANCELLED",
+        Code::Unknown => "UNKNOWN",
+        Code::InvalidArgument => "INVALID_ARGUMENT",
+        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
+        Code::NotFound => "NOT_FOUND",
+        Code::AlreadyExists => "ALREADY_EXISTS",
+        Code::PermissionDenied => "PERMISSION_DENIED",
+        Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
+        Code::FailedPrecondition => "FAILED_PRECONDITION",
+        Code::Aborted => "ABORTED",
+        Code::OutOfRange => "OUT_OF_RANGE",
+        Code::Unimplemented => "UNIMPLEMENTED",
+        Code::Internal => "INTERNAL",
+        Code::Unavailable => "UNAVAILABLE",
+        Code::DataLoss => "DATA_LOSS",
+        Code::Unauthenticated => "UNAUTHENTICATED",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -662,5 +688,27 @@ mod tests {
             raw_reason_of(&Status::unavailable("connection refused")),
             None
         );
+    }
+
+    // The canonical names: tonic's variant names in SCREAMING_SNAKE_CASE, each code its own.
+    #[test]
+    fn code_names_are_the_canonical_ones() {
+        let names: std::collections::BTreeSet<&str> = (0..=16)
+            .map(|n| {
+                let code = tonic::Code::from_i32(n);
+                let name = code_name(code);
+                let mut spelled = String::new();
+                for (i, c) in format!("{code:?}").chars().enumerate() {
+                    if c.is_uppercase() && i > 0 {
+                        spelled.push('_');
+                    }
+                    spelled.push(c.to_ascii_uppercase());
+                }
+                assert_eq!(name, spelled);
+                name
+            })
+            .collect();
+        assert_eq!(names.len(), 17);
+        assert_eq!(code_name(tonic::Code::Ok), "OK");
     }
 }
