@@ -7,8 +7,8 @@
 //!   [`AsSeat`] or, for Play, whose game comes with its first message, [`Opening`];
 //! - metrics: each call counted once, by method and gRPC code, with its latency; a refusal
 //!   also by its code and reason (`canasta_errors_total`);
-//! - a tracing span `rpc` per call, with the method, the game id (once known) and the seat
-//!   (once known), which the streams a call opens carry on.
+//! - a tracing span `rpc` per call (at debug level), with the method, the game id (once known)
+//!   and the seat (once known), which the streams a call opens carry on.
 //!
 //! The message size limit is checked before, by the transport ([`crate::message_limit`]).
 
@@ -18,6 +18,7 @@ use std::time::Instant;
 
 use canasta_engine::quote::quoted;
 use canasta_proto::Reason;
+use canasta_proto::reason::code_name;
 use canasta_proto::v1;
 use tonic::{Code, Request, Response, Status};
 use tracing::Instrument;
@@ -196,7 +197,10 @@ impl Service {
     {
         let started = Instant::now();
         let method = M::METHOD.name();
-        let span = tracing::info_span!("rpc", method, game_id = Empty, seat = Empty);
+        // At debug level: a span costs an allocation or two and some formatting per call when
+        // enabled, and the default filter (info) leaves it off; `RUST_LOG=canasta_server=debug`
+        // turns it on.
+        let span = tracing::debug_span!("rpc", method, game_id = Empty, seat = Empty);
         if let Some(id) = request.get_ref().game_id().filter(|id| !id.is_empty()) {
             // A client's string: quoted, and cut short.
             span.record("game_id", display(quoted(id)));
@@ -217,7 +221,11 @@ impl Service {
             }
             Err(Failure::Refused(e)) => {
                 span.in_scope(|| {
-                    tracing::debug!(code = ?e.code, reason = e.reason.as_str(), "refused");
+                    tracing::debug!(
+                        code = code_name(e.code),
+                        reason = e.reason.as_str(),
+                        "refused"
+                    );
                 });
                 self.metrics.refused(e.code, e.reason);
                 self.metrics.answered(method, e.code, took);
