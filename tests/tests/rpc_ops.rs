@@ -1677,3 +1677,24 @@ async fn shutdown_ends_streams_and_loses_no_acknowledged_action() {
     }
     server.stop().await;
 }
+
+// The metrics and spans name every method the service has: a method added to the .proto but
+// not to `Method::ALL` would be counted, but not shown at zero before its first call, and a
+// path of it not recognised by the message limit's count.
+#[test]
+fn the_layer_knows_every_method_of_the_service() {
+    use canasta_server::service::Method;
+    let pool = prost_reflect::DescriptorPool::decode(v1::FILE_DESCRIPTOR_SET).unwrap();
+    let service = pool
+        .get_service_by_name("canasta.v1.CanastaService")
+        .unwrap();
+    let in_proto: std::collections::BTreeSet<String> =
+        service.methods().map(|m| m.name().to_string()).collect();
+    let known: std::collections::BTreeSet<String> =
+        Method::ALL.iter().map(|m| m.name().to_string()).collect();
+    assert_eq!(known, in_proto);
+    for m in Method::ALL {
+        let path = format!("/canasta.v1.CanastaService/{}", m.name());
+        assert_eq!(Method::from_path(&path), Some(m));
+    }
+}
