@@ -8,7 +8,13 @@
 //!   passes through (admission: tokens and request rates; metrics; a tracing span per call);
 //!   the streams WatchGame and Play leave running.
 //! - [`registry`]: the games held: create, restore, find, list.
-//! - [`actor`]: one task per game owning its state, log, seats, time control and watchers.
+//! - [`actor`]: one task per game owning its state; `actor/mod.rs` holds the state, the
+//!   handle, the commands and the task's loop, and one file each does a job: `log.rs` (the
+//!   entries stored, applied, replayed), `compact.rs` (a finished game's memory and rebuilds),
+//!   `seats.rs`, `actions.rs`, `retry.rs` (answers to retried actions), `clock.rs` (time
+//!   controls and time-outs), `unplayed.rs` (games nobody plays, the creator's cancel),
+//!   `views.rs`, `prompts.rs`, `watchers.rs`, `summary.rs` (the result and the summary),
+//!   `export.rs`.
 //! - [`store`]: SQLite storage with group commit (or memory).
 //! - [`metrics`]: the Prometheus registry (prometheus-client) and its bounded HTTP port.
 //! - [`auth`], [`ratelimit`], [`message_limit`], [`errors`], [`connections`], [`names`]: one

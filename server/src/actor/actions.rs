@@ -10,6 +10,7 @@ use canasta_proto::convert::{action_from_wire, action_to_wire};
 use canasta_proto::v1;
 use tonic::Code;
 
+use super::retry::response;
 use super::{Actor, Status};
 use crate::auth::Token;
 use crate::errors::ApiError;
@@ -24,6 +25,7 @@ impl Actor {
             .filter(|_| self.status == Status::Playing)
     }
 
+    /// Refuses an action unless the game is in play.
     fn playing(&self) -> Result<(), ApiError> {
         match self.status {
             Status::Playing => Ok(()),
@@ -40,6 +42,8 @@ impl Actor {
         }
     }
 
+    /// Applies the seat's action: stored, then applied and answered with its events (or
+    /// answered as the first time, if it is a retry).
     pub(super) async fn submit(
         &mut self,
         token: &Token,
@@ -80,15 +84,10 @@ impl Actor {
             action: Some(action_to_wire(&engine_action)),
         }));
         self.commit(entry).await?;
-        Ok(Self::response(
-            &self.log,
-            seat,
-            first,
-            self.seq(),
-            with_events,
-        ))
+        Ok(response(&self.log, seat, first, self.seq(), with_events))
     }
 
+    /// Checks the seat's action against the rules without applying it (the dry run).
     pub(super) fn check(
         &self,
         token: &Token,

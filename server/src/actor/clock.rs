@@ -19,26 +19,74 @@ use crate::errors::ApiError;
 use crate::store::{Entry, EntryKind, TimeoutEntry};
 use canasta_proto::Reason;
 
-/// The move budget and the time-out policy of a game's time control. A new game's budget was
-/// checked against the bounds ([`check_time_control`]); a stored one made under other bounds
-/// (or before there were any) runs at the nearest.
-pub(super) fn time_control(
-    tc: Option<v1::TimeControl>,
-    config: &Config,
-) -> Result<(Option<Duration>, v1::TimeoutPolicy), ApiError> {
-    let tc = tc.unwrap_or_default();
-    let bounds = config.move_budgets();
-    let budget = (tc.move_budget_ms > 0)
-        .then(|| Duration::from_millis(tc.move_budget_ms).clamp(*bounds.start(), *bounds.end()));
-    let policy = v1::TimeoutPolicy::try_from(tc.policy).unwrap_or(v1::TimeoutPolicy::Unspecified);
-    if budget.is_some() && policy == v1::TimeoutPolicy::Unspecified {
-        return Err(ApiError::invalid(
-            Reason::InvalidEnum,
-            "time_control.policy",
-            "a move budget needs a policy: TIMEOUT_POLICY_FALLBACK_MOVE or TIMEOUT_POLICY_FORFEIT",
-        ));
+/// A game's time control and its clock, on tokio's clock (which tests pause).
+#[derive(Debug)]
+pub(super) struct Clock {
+    /// The move budget; none without a time control.
+    budget: Option<Duration>,
+    /// What a time-out does.
+    policy: v1::TimeoutPolicy,
+    /// When the seat to act runs out of time.
+    deadline: Option<tokio::time::Instant>,
+    /// Each seat's time-outs since the last action of any seat, rebuilt from the log.
+    timeouts_in_a_row: Vec<u32>,
+    /// The time-outs' log lines, at most one a minute (see [`LineLimit`]).
+    lines: LineLimit,
+}
+
+impl Clock {
+    /// The clock of a game of `players` seats under the time control `tc`, stopped. A new
+    /// game's budget was checked against the bounds ([`check_time_control`]); a stored one made
+    /// under other bounds (or before there were any) runs at the nearest.
+    pub(super) fn new(
+        tc: Option<v1::TimeControl>,
+        config: &Config,
+        players: usize,
+    ) -> Result<Clock, ApiError> {
+        let tc = tc.unwrap_or_default();
+        let bounds = config.move_budgets();
+        let budget = (tc.move_budget_ms > 0).then(|| {
+            Duration::from_millis(tc.move_budget_ms).clamp(*bounds.start(), *bounds.end())
+        });
+        let policy =
+            v1::TimeoutPolicy::try_from(tc.policy).unwrap_or(v1::TimeoutPolicy::Unspecified);
+        if budget.is_some() && policy == v1::TimeoutPolicy::Unspecified {
+            return Err(ApiError::invalid(
+                Reason::InvalidEnum,
+                "time_control.policy",
+                "a move budget needs a policy: TIMEOUT_POLICY_FALLBACK_MOVE or TIMEOUT_POLICY_FORFEIT",
+            ));
+        }
+        Ok(Clock {
+            budget,
+            policy,
+            deadline: None,
+            timeouts_in_a_row: vec![0; players],
+            lines: LineLimit::default(),
+        })
     }
-    Ok((budget, policy))
+
+    /// True if the game has a time control.
+    pub(super) fn timed(&self) -> bool {
+        self.budget.is_some()
+    }
+
+    /// When the seat to act runs out of time, if it can.
+    pub(super) fn deadline(&self) -> Option<tokio::time::Instant> {
+        self.deadline
+    }
+
+    /// A seat acted: the count towards abandoning the match starts again.
+    pub(super) fn acted(&mut self) {
+        self.timeouts_in_a_row.fill(0);
+    }
+
+    /// `seat` timed out.
+    pub(super) fn timed_out(&mut self, seat: u32) {
+        if let Some(n) = self.timeouts_in_a_row.get_mut(seat as usize) {
+            *n = n.saturating_add(1);
+        }
+    }
 }
 
 /// Time-outs since the last action of any seat after which a match under
@@ -69,41 +117,43 @@ pub fn check_time_control(tc: Option<&v1::TimeControl>, config: &Config) -> Resu
 }
 
 impl Actor {
+    /// Starts the move's time again (the seat to act has the whole budget), and moves the end
+    /// of a game nobody plays as its activity says.
     pub(super) fn restart_clock(&mut self) {
-        self.deadline = match (self.status, self.budget) {
+        self.clock.deadline = match (self.status, self.clock.budget) {
             // The budget is at most a year (`--max-move-budget-ms`): the sum does not overflow.
             (Status::Playing, Some(b)) => Some(tokio::time::Instant::now() + b),
             _ => None,
         };
-        self.end_deadline = self.end_deadline();
+        self.restart_end();
     }
 
+    /// The time left to the seat to act, in milliseconds, if it has a budget.
     pub(super) fn time_left(&self) -> Option<u64> {
-        self.deadline.map(|d| {
+        self.clock.deadline.map(|d| {
             d.saturating_duration_since(tokio::time::Instant::now())
                 .as_millis() as u64
         })
     }
 
+    /// The seat to act has run out of time: the time-out is stored and applied, with the
+    /// fallback move if the policy says so.
     pub(super) async fn time_out(&mut self) {
-        self.deadline = None;
-        let Some(seat) = self
-            .game
-            .to_act()
-            .filter(|_| self.status == Status::Playing)
-        else {
+        self.clock.deadline = None;
+        let Some(seat) = self.seat_to_act() else {
             return;
         };
         // This time-out abandons the match if, with it, every seat has timed out
         // ABANDON_AFTER times since the last action of any seat: nobody is playing, and the
         // fallback bot, which never melds, would play on for ever.
-        let abandons = self.policy == v1::TimeoutPolicy::FallbackMove
+        let abandons = self.clock.policy == v1::TimeoutPolicy::FallbackMove
             && self
+                .clock
                 .timeouts_in_a_row
                 .iter()
                 .enumerate()
                 .all(|(s, &n)| n.saturating_add(u32::from(s == seat.index())) >= ABANDON_AFTER);
-        let action = match self.policy {
+        let action = match self.clock.policy {
             v1::TimeoutPolicy::Forfeit => None,
             _ if abandons => None,
             _ => {
@@ -126,7 +176,7 @@ impl Actor {
                         game = %self.id,
                         "the match is abandoned: every seat timed out {ABANDON_AFTER} times and none acted"
                     );
-                } else if let Some(unlogged) = self.timeout_lines.allow(now) {
+                } else if let Some(unlogged) = self.clock.lines.allow(now) {
                     tracing::info!(
                         game = %self.id,
                         seat = seat.0,
@@ -152,7 +202,7 @@ impl Actor {
 }
 
 /// At most one log line a minute for an event a game repeats (its time-outs, the failed
-/// stores of them): the first is logged, the next ones within the minute only counted, and the
+/// stores of the server's own entries): the first is logged, the next ones within the minute only counted, and the
 /// count told in the next line. The metrics count every one.
 #[derive(Debug, Default)]
 pub(super) struct LineLimit {
@@ -246,8 +296,11 @@ mod tests {
     async fn run_out(actor: &mut Actor, cap: usize) -> usize {
         let mut n = 0;
         while actor.status == Status::Playing && n < cap {
-            assert!(actor.deadline.is_some(), "a game in play runs a clock");
-            sleep_until(actor.deadline).await;
+            assert!(
+                actor.clock.deadline.is_some(),
+                "a game in play runs a clock"
+            );
+            sleep_until(actor.clock.deadline).await;
             actor.time_out().await;
             n += 1;
         }
@@ -278,7 +331,7 @@ mod tests {
             );
             assert_eq!(actor.entries - entries_before, n as u64);
             assert_eq!(started.elapsed(), Duration::from_millis(budget) * n as u32);
-            assert_eq!(actor.deadline, None, "a finished game runs no clock");
+            assert_eq!(actor.clock.deadline, None, "a finished game runs no clock");
             let result = actor.result();
             assert!(result.finished);
             assert_eq!(result.end, v1::MatchEndKind::Abandoned as i32);
@@ -309,7 +362,7 @@ mod tests {
             assert_eq!(restored.status, Status::Finished);
             assert_eq!(restored.seq, actor.seq);
             assert_eq!(restored.result(), result);
-            assert_eq!(restored.deadline, None);
+            assert_eq!(restored.clock.deadline, None);
             assert_eq!(restored.summary(), actor.summary());
             actor.compact();
             let rebuilt = actor.replayed().expect("the game rebuilds");
@@ -403,7 +456,7 @@ mod tests {
         // Seat 0 plays: the match is not abandoned.
         assert_ne!(actor.result().end, v1::MatchEndKind::Abandoned as i32);
         let minutes = started.elapsed().as_secs() / 60;
-        let limit = &actor.timeout_lines;
+        let limit = &actor.clock.lines;
         assert!(
             limit.lines > 0 && limit.lines <= minutes + 1,
             "{} lines in {minutes} minutes for {timeouts} time-outs",

@@ -13,14 +13,14 @@
 //! It is apart from the log because it concerns the memory of finished games only: the log's
 //! entries are applied the same way whether a game is played, restored or rebuilt.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use canasta_proto::v1;
 use tonic::Code;
 
-use super::retry::AppliedRequest;
+use super::retry::Retries;
 use super::{Actor, LogEvent, Status};
 use crate::errors::ApiError;
 use crate::store::Store;
@@ -37,7 +37,7 @@ const REBUILT_EVENTS: usize = 60_000;
 #[derive(Debug)]
 pub(super) struct Rebuilt {
     pub(super) log: Vec<Arc<LogEvent>>,
-    pub(super) requests: HashMap<(u32, String), AppliedRequest>,
+    pub(super) retries: Retries,
     pub(super) record: v1::GameRecord,
 }
 
@@ -119,11 +119,9 @@ impl Actor {
             return;
         }
         self.compacted = true;
-        self.retry_keys = self.retry_index();
+        self.retries.compact();
         self.log = Vec::new();
         self.record = Vec::new();
-        self.requests = HashMap::new();
-        self.request_order = VecDeque::new();
         self.opening = Vec::new();
         self.entry_log.shrink_to_fit();
         // Every event is in the feed already and nothing follows MatchEnded: its streams end
@@ -142,7 +140,7 @@ impl Actor {
         let record = fresh.export()?;
         let rebuilt = Arc::new(Rebuilt {
             log: fresh.log,
-            requests: fresh.requests,
+            retries: fresh.retries,
             record,
         });
         if let Some(rebuilds) = &self.rebuilds {
@@ -259,8 +257,7 @@ mod tests {
         assert!(actor.compacted);
         assert_eq!(actor.log.capacity(), 0);
         assert_eq!(actor.record.capacity(), 0);
-        assert_eq!(actor.requests.capacity(), 0);
-        assert_eq!(actor.request_order.capacity(), 0);
+        assert_eq!(actor.retries.capacity(), (0, 0));
         assert!(actor.live.is_none());
         assert_eq!(actor.entry_log.len(), actor.entry_log.capacity());
         assert!(
@@ -306,7 +303,8 @@ mod tests {
             [Some(Reason::RequestIdReused), Some(Reason::GameFinished)]
         );
         // Nothing was kept from the rebuilds, and the watches made no feed.
-        assert!(actor.log.is_empty() && actor.record.is_empty() && actor.requests.is_empty());
+        assert!(actor.log.is_empty() && actor.record.is_empty());
+        assert_eq!(actor.retries.capacity(), (0, 0));
         assert!(actor.live.is_none());
     }
 
@@ -356,7 +354,7 @@ mod tests {
             });
             Arc::new(Rebuilt {
                 log: vec![event; events],
-                requests: HashMap::new(),
+                retries: Retries::default(),
                 record: v1::GameRecord::default(),
             })
         };
@@ -400,9 +398,10 @@ mod tests {
         times[n / 2]
     }
 
-    // The cost of a finished match's reads (a match to 10 000), for docs/performance.md: a replay of its log (what each read cost before the cache), the
-    // memory of a rebuild, and the reads served from the cache. `cargo test -p canasta-server
-    // --release --lib -- --ignored --nocapture measure_reads_of_a_finished_game`
+    // The cost of a finished match's reads (a match to 10 000), for docs/performance.md: a
+    // replay of its log (what each read cost before the cache), the memory of a rebuild, and
+    // the reads served from the cache. `cargo test -p canasta-server --release --lib --
+    // --ignored --nocapture measure_reads_of_a_finished_game`
     #[tokio::test]
     #[ignore]
     async fn measure_reads_of_a_finished_game() {
@@ -422,7 +421,7 @@ mod tests {
             actor.seq(),
             actor.entries,
             actor.entry_log.len(),
-            actor.retry_keys.len()
+            actor.retries.keys_kept()
         );
         let replay = median(21, || {
             actor.replayed().expect("a replay");
@@ -435,7 +434,7 @@ mod tests {
                 let record = fresh.export().expect("an export");
                 Arc::new(Rebuilt {
                     log: fresh.log,
-                    requests: fresh.requests,
+                    retries: fresh.retries,
                     record,
                 })
             })

@@ -13,6 +13,7 @@ use crate::errors::ApiError;
 use canasta_proto::Reason;
 
 impl Actor {
+    /// The record of the finished game; refused before its end.
     pub(super) fn export(&self) -> Result<v1::GameRecord, ApiError> {
         if self.status != Status::Finished {
             return Err(ApiError::new(

@@ -15,7 +15,6 @@ use prost::Message;
 use tonic::Code;
 
 use super::retry::{AppliedRequest, action_fingerprint};
-use super::unplayed::{Activity, is_activity};
 use super::{Actor, Item, Status, now_ms};
 use crate::auth::Token;
 use crate::errors::ApiError;
@@ -58,7 +57,8 @@ impl LogEvent {
 impl Actor {
     /// Makes the new game's first entry, which holds its creator token, and applies it.
     /// Returns the entry's encoding, for the store to write with the game (see
-    /// [`Store::create_game_with`](crate::store::Store::create_game_with)): the game is stored with its creator or not at all.
+    /// [`Store::create_game_with`](crate::store::Store::create_game_with)): the game is
+    /// stored with its creator or not at all.
     pub fn created(&mut self, creator: &Token) -> Result<Vec<u8>, ApiError> {
         let entry = Entry {
             kind: Some(EntryKind::Created(CreatedEntry {
@@ -78,8 +78,7 @@ impl Actor {
 
     /// Applies stored entries again, as on restart. A game they finish is compacted; one
     /// they leave unfinished counts its policies' time from its last activity as the log
-    /// tells it (see
-    /// [`Stamps::last_activity_ms`](super::unplayed::Stamps::last_activity_ms)).
+    /// tells it (see `unplayed.rs`).
     pub fn replay(&mut self, entries: &[Entry]) -> Result<(), ApiError> {
         self.replay_at(entries, now_ms())
     }
@@ -92,15 +91,7 @@ impl Actor {
                 .encode_length_delimited(&mut self.entry_log)
                 .expect("a Vec grows as needed");
         }
-        self.activity = match self.stamps.last_activity_ms(self.created_ms) {
-            // Time the server was down counts as time without activity: a policy is a time
-            // since the last activity, so a game ends as the policy says, never earlier, and a
-            // server restarted more often than a timeout still ends the games nobody plays.
-            Some(at) => Activity::since(now_ms.saturating_sub(at)),
-            // A log written before the times were stored: counted from the restart, which
-            // ends the game later than the policy says, never earlier.
-            None => Activity::now(),
-        };
+        self.unplayed.replayed(self.created_ms, now_ms);
         self.refresh_summary();
         self.restart_clock();
         self.compact();
@@ -134,16 +125,7 @@ impl Actor {
 
     /// Stores a live entry, then applies it.
     pub(super) async fn commit(&mut self, mut entry: Entry) -> Result<(), ApiError> {
-        let active = entry.kind.as_ref().is_some_and(is_activity);
-        if active {
-            // Joins and leaves are few: each carries its time. Actions are many: one a
-            // minute does (see STAMP_EVERY).
-            let now = now_ms();
-            let action = matches!(entry.kind, Some(EntryKind::Act(_)));
-            if !action || self.stamps.due(now) {
-                entry.at_ms = now;
-            }
-        }
+        let active = self.unplayed.stamp(&mut entry);
         // Encoded once, into the compact log; storage gets the same bytes. An entry that is
         // not stored is taken out again: the compact log is the stored one.
         let start = self.entry_log.len();
@@ -166,7 +148,7 @@ impl Actor {
         self.entries += 1;
         self.apply_entry(&entry)?;
         if active {
-            self.activity = Activity::now();
+            self.unplayed.active_now();
         }
         self.refresh_summary();
         self.restart_clock();
@@ -181,9 +163,7 @@ impl Actor {
             .kind
             .as_ref()
             .ok_or_else(|| ApiError::new(Code::Internal, Reason::BadLog, "an empty log entry"))?;
-        if is_activity(kind) {
-            self.stamps.note(entry.at_ms);
-        }
+        self.unplayed.applied(kind, entry.at_ms);
         match kind {
             EntryKind::Created(c) => {
                 self.creator = Some(Token::from_stored(c.creator_token.clone()));
@@ -240,8 +220,7 @@ impl Actor {
                 slot.name.clear();
                 // The seat's next holder chooses request ids afresh: none of this holder's
                 // requests may be answered to it as a retry.
-                self.requests.retain(|(seat, _), _| *seat != l.seat);
-                self.request_order.retain(|(seat, _)| *seat != l.seat);
+                self.retries.forget_seat(l.seat);
                 self.push(LogKind::Server(v1::game_event::Kind::SeatLeft(
                     v1::SeatLeft { seat: l.seat },
                 )));
@@ -252,13 +231,14 @@ impl Actor {
                 let fingerprint = action_fingerprint(&action);
                 self.play(Seat(a.seat as u8), action)?;
                 // Someone plays: the count towards abandoning the match starts again.
-                self.timeouts_in_a_row.fill(0);
+                self.clock.acted();
                 let applied = AppliedRequest {
                     first,
                     last: self.seq(),
                     action: fingerprint,
                 };
-                self.remember(a.seat, a.request_id.clone(), applied);
+                self.retries
+                    .remember(self.seats.len(), a.seat, a.request_id.clone(), applied);
             }
             EntryKind::Timeout(t) => {
                 self.push(LogKind::Server(v1::game_event::Kind::TimedOut(
@@ -272,9 +252,7 @@ impl Actor {
                         } as i32,
                     },
                 )));
-                if let Some(n) = self.timeouts_in_a_row.get_mut(t.seat as usize) {
-                    *n = n.saturating_add(1);
-                }
+                self.clock.timed_out(t.seat);
                 match &t.action {
                     Some(a) => self.play(Seat(t.seat as u8), action_from_wire(a)?)?,
                     // Decided when the time-out was stored, not counted again here: the log

@@ -38,9 +38,8 @@ mod unplayed;
 mod views;
 mod watchers;
 
-use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use canasta_engine::{Action, Event, Game, RuleError, Rules, Seat, Setup, Side};
 use canasta_proto::convert;
@@ -53,7 +52,7 @@ use crate::config::Config;
 use crate::errors::ApiError;
 use crate::metrics::Metrics;
 use crate::registry::{GameSlot, StatusIndex};
-use crate::store::{EndCause, Store};
+use crate::store::Store;
 use canasta_proto::Reason;
 
 pub use clock::{ABANDON_AFTER, check_time_control};
@@ -63,10 +62,10 @@ pub use prompts::PromptItem;
 pub use unplayed::STAMP_EVERY;
 pub use watchers::{Item, Subscription, WatchGuard};
 
-use clock::LineLimit;
-use retry::AppliedRequest;
+use clock::{Clock, LineLimit};
+use retry::Retries;
 use seats::SeatSlot;
-use unplayed::{Activity, Stamps};
+use unplayed::Unplayed;
 use watchers::Watchers;
 
 type Reply<T> = oneshot::Sender<Result<T, ApiError>>;
@@ -199,19 +198,30 @@ enum Status {
     Finished,
 }
 
-/// The actor's state.
+/// The actor's state: the game and what each job keeps of it (the jobs' files say what they
+/// do with it).
 pub struct Actor {
+    // The game.
     id: String,
     created_ms: i64,
     request: v1::CreateGameRequest,
     setup: Setup,
     game: Game,
+    status: Status,
+    /// True once the game has started (its GameStarted is logged): a game that ends before
+    /// shows nothing of its deal, as while it waited.
+    started: bool,
+    /// The side that forfeited the match, if one did.
+    forfeited: Option<Side>,
+    /// How the match ended when no side won it: abandoned (see [`ABANDON_AFTER`] and
+    /// [`EndCause`](crate::store::EndCause)), expired or cancelled.
+    ended: Option<v1::MatchEndKind>,
+
+    // The log (`log.rs`).
     /// The first deal's events, logged when the game starts and never before: its DealStarted
     /// carries the hands (each stream shows its seat's own), and a seat of a waiting game may
     /// be joined and left by anyone.
     opening: Vec<Event>,
-    status: Status,
-    seats: Vec<SeatSlot>,
     /// The seq of the last event: the length of `log` while the game keeps it.
     seq: u64,
     /// Every event; empty once the finished game is compacted (see [`Actor::compact`]).
@@ -221,62 +231,50 @@ pub struct Actor {
     /// Every entry of the log as stored (`Entry::encode_length_delimited`), in order: all a
     /// finished game keeps of its log, from which [`Actor::rebuilt`] rebuilds the rest.
     entry_log: Vec<u8>,
+    /// The number of entries in the log.
+    entries: u64,
+    /// The log lines of the failed stores of the server's own entries (time-outs, ends of
+    /// games nobody plays), at most one a minute (see [`LineLimit`]).
+    failure_lines: LineLimit,
+    store: Store,
+
+    // A finished game's compaction and rebuilds (`compact.rs`).
     /// True once the finished game has dropped its log, record and requests.
     compacted: bool,
-    /// Once compacted: the keys ([`request_key`]) of its remembered requests' seats and ids,
-    /// sorted, to tell a retry without a replay (8 bytes a request, at most
-    /// [`REMEMBERED_REQUESTS`] a seat).
-    retry_keys: Box<[u64]>,
     /// The server's cache of rebuilt finished games, if it has one.
     rebuilds: Option<Arc<Rebuilds>>,
     /// This actor's key in `rebuilds`.
     key: u64,
-    /// The registry's index of games by status, and this game's place in it: kept current by
-    /// [`Actor::refresh_summary`].
-    listed: Option<(Arc<StatusIndex>, usize)>,
-    entries: u64,
-    /// Applied requests by (seat, request id): the seqs of their events, and the fingerprint
-    /// of their action (a retry must repeat the action).
-    requests: HashMap<(u32, String), AppliedRequest>,
-    request_order: VecDeque<(u32, String)>,
-    forfeited: Option<Side>,
-    /// How the match ended when no side won it: abandoned (see [`ABANDON_AFTER`] and
-    /// [`EndCause`]), expired or cancelled.
-    ended: Option<v1::MatchEndKind>,
-    /// True once the game has started (its GameStarted is logged): a game that ends before
-    /// shows nothing of its deal, as while it waited.
-    started: bool,
+
+    // The seats (`seats.rs`).
+    seats: Vec<SeatSlot>,
+    /// The fingerprints of the seats' tokens, for the service (see [`SeatIds`]).
+    seat_ids: Arc<SeatIds>,
     /// The creator token, which cancels the game while it waits; none for a game created
     /// before there were creator tokens.
     creator: Option<Token>,
-    /// The times the log holds of the players' activity (see [`Stamps`]).
-    stamps: Stamps,
-    /// When the game last saw a player's activity (its creation, a join, a leave, an action):
-    /// the policies for games nobody plays count from it.
-    activity: Activity,
-    /// When the game is to end because nobody plays it, and why, if a policy applies to it
-    /// now (see [`Actor::end_deadline`]).
-    end_deadline: Option<(tokio::time::Instant, EndCause)>,
-    budget: Option<Duration>,
-    policy: v1::TimeoutPolicy,
-    /// When the seat to act runs out of time: on tokio's clock, which tests pause.
-    deadline: Option<tokio::time::Instant>,
-    /// Each seat's time-outs since the last action of any seat, rebuilt from the log.
-    timeouts_in_a_row: Vec<u32>,
-    /// The time-outs' log lines, at most one a minute (see [`LineLimit`]).
-    timeout_lines: LineLimit,
-    /// The failed stores of time-outs' log lines, at most one a minute.
-    failure_lines: LineLimit,
+
+    /// The applied requests remembered to answer retries (`retry.rs`).
+    retries: Retries,
+    /// The time control and its clock (`clock.rs`).
+    clock: Clock,
+    /// The times of the players' activity and the end of a game nobody plays (`unplayed.rs`).
+    unplayed: Unplayed,
+
+    // The watchers (`watchers.rs`).
     /// The live feed, only while someone watches: its buffer holds `watch_buffer` slots, far
     /// more than an idle game should cost.
     live: Option<broadcast::Sender<Item>>,
     watchers: Arc<Watchers>,
+
+    // The summary (`summary.rs`) and the registry's hold on the game.
     summary: Arc<Mutex<v1::GameSummary>>,
-    /// The fingerprints of the seats' tokens, for the service (see [`SeatIds`]).
-    seat_ids: Arc<SeatIds>,
+    /// The registry's index of games by status, and this game's place in it: kept current by
+    /// [`Actor::refresh_summary`].
+    listed: Option<(Arc<StatusIndex>, usize)>,
     /// The game's place among the unfinished ones (`--max-games`), given up when it finishes.
     slot: Option<GameSlot>,
-    store: Store,
+
     config: Arc<Config>,
     metrics: Arc<Metrics>,
 }
@@ -314,48 +312,40 @@ impl Actor {
         // (`convert::view_to_wire`), its opening events wait in `opening`, and it answers no
         // prompt, dry run or action (`Actor::playing`).
         let (game, opening) = Game::start(&setup)?;
-        let (budget, policy) = clock::time_control(request.time_control, &config)?;
         let players = game.rules().players as usize;
+        let clock = Clock::new(request.time_control, &config, players)?;
         let actor = Actor {
             id,
             created_ms,
             request,
             setup,
             game,
-            opening,
             status: Status::Waiting,
-            seats: vec![SeatSlot::default(); players],
+            started: false,
+            forfeited: None,
+            ended: None,
+            opening,
             seq: 0,
             log: Vec::new(),
             record: Vec::new(),
             entry_log: Vec::new(),
+            entries: 0,
+            failure_lines: LineLimit::default(),
+            store,
             compacted: false,
-            retry_keys: Box::default(),
             rebuilds: None,
             key: compact::rebuild_key(),
-            listed: None,
-            entries: 0,
-            requests: HashMap::new(),
-            request_order: VecDeque::new(),
-            forfeited: None,
-            ended: None,
-            started: false,
+            seats: vec![SeatSlot::default(); players],
+            seat_ids: Arc::new(SeatIds::default()),
             creator: None,
-            stamps: Stamps::default(),
-            activity: Activity::now(),
-            end_deadline: None,
-            budget,
-            policy,
-            deadline: None,
-            timeouts_in_a_row: vec![0; players],
-            timeout_lines: LineLimit::default(),
-            failure_lines: LineLimit::default(),
+            retries: Retries::default(),
+            clock,
+            unplayed: Unplayed::new(),
             live: None,
             watchers: Arc::new(Watchers::default()),
             summary: Arc::new(Mutex::new(v1::GameSummary::default())),
-            seat_ids: Arc::new(SeatIds::default()),
+            listed: None,
             slot: None,
-            store,
             config,
             metrics,
         };
@@ -427,7 +417,7 @@ impl Actor {
 
     /// The next of the game's deadlines.
     fn next_deadline(&self) -> Option<tokio::time::Instant> {
-        match (self.deadline, self.end_deadline) {
+        match (self.clock.deadline(), self.unplayed.deadline()) {
             (Some(a), Some((b, _))) => Some(a.min(b)),
             (a, b) => a.or(b.map(|(at, _)| at)),
         }
@@ -436,9 +426,9 @@ impl Actor {
     /// Acts on the deadline that has passed: the move's time-out first.
     async fn deadline_passed(&mut self) {
         let now = tokio::time::Instant::now();
-        if self.deadline.is_some_and(|d| d <= now) {
+        if self.clock.deadline().is_some_and(|d| d <= now) {
             self.time_out().await;
-        } else if self.end_deadline.is_some_and(|(d, _)| d <= now) {
+        } else if self.unplayed.deadline().is_some_and(|(d, _)| d <= now) {
             self.end_unplayed().await;
         }
     }

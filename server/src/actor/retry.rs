@@ -6,7 +6,7 @@
 //! and id, bounded per seat; once finished, an index of their keys), kept as the log is
 //! applied and dropped with the finished game's log (`compact.rs`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasher, RandomState};
 use std::sync::{Arc, LazyLock};
 
@@ -52,24 +52,53 @@ fn request_key(seat: u32, request_id: &str) -> u64 {
     KEY.hash_one((seat, request_id))
 }
 
-impl Actor {
-    pub(super) fn remember(&mut self, seat: u32, request_id: String, applied: AppliedRequest) {
+/// The applied requests a game remembers, to answer their retries as the first time; once the
+/// finished game is compacted, only the keys of their ids.
+#[derive(Debug, Default)]
+pub(super) struct Retries {
+    /// Applied requests by (seat, request id): the seqs of their events, and the fingerprint
+    /// of their action (a retry must repeat the action).
+    requests: HashMap<(u32, String), AppliedRequest>,
+    /// The same, the oldest first: the game keeps at most [`REMEMBERED_REQUESTS`] a seat.
+    order: VecDeque<(u32, String)>,
+    /// Once compacted: the keys ([`request_key`]) of the remembered requests' seats and ids,
+    /// sorted, to tell a retry without a replay (8 bytes a request, at most
+    /// [`REMEMBERED_REQUESTS`] a seat).
+    keys: Box<[u64]>,
+}
+
+impl Retries {
+    /// Remembers an applied request of `seat` in a game of `seats` seats, forgetting the
+    /// oldest beyond [`REMEMBERED_REQUESTS`] a seat.
+    pub(super) fn remember(
+        &mut self,
+        seats: usize,
+        seat: u32,
+        request_id: String,
+        applied: AppliedRequest,
+    ) {
         if request_id.is_empty() {
             return;
         }
         let key = (seat, request_id);
         self.requests.insert(key.clone(), applied);
-        self.request_order.push_back(key);
-        if self.request_order.len() > REMEMBERED_REQUESTS * self.seats.len()
-            && let Some(old) = self.request_order.pop_front()
+        self.order.push_back(key);
+        if self.order.len() > REMEMBERED_REQUESTS * seats
+            && let Some(old) = self.order.pop_front()
         {
             self.requests.remove(&old);
         }
     }
 
-    /// The keys ([`request_key`]) of the remembered requests, sorted: what a finished game
-    /// keeps of them when it is compacted, to tell a retry without a replay.
-    pub(super) fn retry_index(&self) -> Box<[u64]> {
+    /// Forgets the requests of `seat`, whose holder has left.
+    pub(super) fn forget_seat(&mut self, seat: u32) {
+        self.requests.retain(|(s, _), _| *s != seat);
+        self.order.retain(|(s, _)| *s != seat);
+    }
+
+    /// Drops the requests of the finished game (see [`Actor::compact`]), keeping the keys
+    /// ([`request_key`]) of their ids, sorted, to tell a retry without a replay.
+    pub(super) fn compact(&mut self) {
         let mut keys: Vec<u64> = self
             .requests
             .keys()
@@ -77,64 +106,32 @@ impl Actor {
             .collect();
         keys.sort_unstable();
         keys.dedup();
-        keys.into_boxed_slice()
+        self.keys = keys.into_boxed_slice();
+        self.requests = HashMap::new();
+        self.order = VecDeque::new();
     }
 
     /// True if the compacted game may hold a retry of this seat's request id: it remembered a
     /// request of the seat with that id when it was compacted.
     fn may_retry(&self, seat: Seat, request_id: &str) -> bool {
-        self.retry_keys
+        self.keys
             .binary_search(&request_key(seat.0 as u32, request_id))
             .is_ok()
     }
 
-    /// The answer to a retry of an applied request of `seat` with `request_id`, as the first
-    /// time; `None` if it is not a retry. A finished game has dropped its requests and events:
-    /// they are rebuilt to answer a retry. Only a request id the seat's remembered requests had
-    /// can be one (the game keeps an index of them), so any other action is refused without
-    /// the replay, which a client could otherwise make the server do for every request.
-    pub(super) fn answer_retry(
-        &self,
-        seat: Seat,
-        request_id: &str,
-        action: &v1::Action,
-        with_events: bool,
-    ) -> Option<Result<v1::SubmitActionResponse, ApiError>> {
-        match self.compacted {
-            true if self.may_retry(seat, request_id) => match self.rebuilt() {
-                Ok(rebuilt) => Self::retry(
-                    &rebuilt.requests,
-                    &rebuilt.log,
-                    seat,
-                    request_id,
-                    action,
-                    with_events,
-                ),
-                Err(e) => Some(Err(e)),
-            },
-            true => None,
-            false => Self::retry(
-                &self.requests,
-                &self.log,
-                seat,
-                request_id,
-                action,
-                with_events,
-            ),
-        }
-    }
-
     /// The answer to a retry of an applied request (the same seat and request id), as the
-    /// first time; `None` if the request is not a remembered one.
-    fn retry(
-        requests: &HashMap<(u32, String), AppliedRequest>,
+    /// first time, from the game's `log`; `None` if the request is not a remembered one.
+    fn answer(
+        &self,
         log: &[Arc<LogEvent>],
         seat: Seat,
         request_id: &str,
         action: &v1::Action,
         with_events: bool,
     ) -> Option<Result<v1::SubmitActionResponse, ApiError>> {
-        let applied = *requests.get(&(seat.0 as u32, request_id.to_string()))?;
+        let applied = *self
+            .requests
+            .get(&(seat.0 as u32, request_id.to_string()))?;
         // The same id with another action is a client's mistake that must not pass for a
         // success.
         let same = action_from_wire(action).is_ok_and(|a| action_fingerprint(&a) == applied.action);
@@ -150,7 +147,7 @@ impl Actor {
                 ),
             )));
         }
-        Some(Ok(Self::response(
+        Some(Ok(response(
             log,
             seat,
             applied.first,
@@ -159,25 +156,67 @@ impl Actor {
         )))
     }
 
-    /// The answer to an applied request whose events are `first..=last` of `log` (on a
-    /// compacted game, the rebuilt log).
-    pub(super) fn response(
-        log: &[Arc<LogEvent>],
+    /// The memory the remembered requests hold: their map's and their order's capacities.
+    #[cfg(test)]
+    pub(super) fn capacity(&self) -> (usize, usize) {
+        (self.requests.capacity(), self.order.capacity())
+    }
+
+    /// The number of keys a compacted game keeps.
+    #[cfg(test)]
+    pub(super) fn keys_kept(&self) -> usize {
+        self.keys.len()
+    }
+}
+
+/// The answer to an applied request whose events are `first..=last` of `log` (on a compacted
+/// game, the rebuilt log).
+pub(super) fn response(
+    log: &[Arc<LogEvent>],
+    seat: Seat,
+    first: u64,
+    last: u64,
+    with_events: bool,
+) -> v1::SubmitActionResponse {
+    let events = match with_events {
+        true => log[(first - 1) as usize..last as usize]
+            .iter()
+            .map(|e| e.to_wire(Viewer::Seat(seat)))
+            .collect(),
+        false => Vec::new(),
+    };
+    // `last`, not the current seq: a retry is answered exactly as the first time, even after
+    // later actions.
+    v1::SubmitActionResponse { seq: last, events }
+}
+
+impl Actor {
+    /// The answer to a retry of an applied request of `seat` with `request_id`, as the first
+    /// time; `None` if it is not a retry. A finished game has dropped its requests and events:
+    /// they are rebuilt to answer a retry. Only a request id the seat's remembered requests had
+    /// can be one (the game keeps an index of them), so any other action is refused without
+    /// the replay, which a client could otherwise make the server do for every request.
+    pub(super) fn answer_retry(
+        &self,
         seat: Seat,
-        first: u64,
-        last: u64,
+        request_id: &str,
+        action: &v1::Action,
         with_events: bool,
-    ) -> v1::SubmitActionResponse {
-        let events = match with_events {
-            true => log[(first - 1) as usize..last as usize]
-                .iter()
-                .map(|e| e.to_wire(Viewer::Seat(seat)))
-                .collect(),
-            false => Vec::new(),
-        };
-        // `last`, not the current seq: a retry is answered exactly as the first time, even
-        // after later actions.
-        v1::SubmitActionResponse { seq: last, events }
+    ) -> Option<Result<v1::SubmitActionResponse, ApiError>> {
+        match self.compacted {
+            true if self.retries.may_retry(seat, request_id) => match self.rebuilt() {
+                Ok(rebuilt) => {
+                    rebuilt
+                        .retries
+                        .answer(&rebuilt.log, seat, request_id, action, with_events)
+                }
+                Err(e) => Some(Err(e)),
+            },
+            true => None,
+            false => self
+                .retries
+                .answer(&self.log, seat, request_id, action, with_events),
+        }
     }
 }
 

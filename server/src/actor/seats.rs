@@ -22,6 +22,7 @@ pub(super) struct SeatSlot {
 }
 
 impl Actor {
+    /// The seat the token holds in this game.
     pub(super) fn seat_of(&self, token: &Token) -> Result<Seat, ApiError> {
         self.seats
             .iter()
@@ -39,6 +40,7 @@ impl Actor {
             })
     }
 
+    /// Who a token is: its seat, or a spectator without one.
     pub(super) fn viewer(&self, token: Option<&Token>) -> Result<Viewer, ApiError> {
         match token {
             None => Ok(Viewer::Spectator),
@@ -46,6 +48,7 @@ impl Actor {
         }
     }
 
+    /// Gives `seat` (or the lowest free one) to a new holder named `name`, with a new token.
     pub(super) async fn join(
         &mut self,
         seat: Option<u32>,
@@ -108,6 +111,7 @@ impl Actor {
         })
     }
 
+    /// Gives the token's seat up.
     pub(super) async fn leave(&mut self, token: &Token) -> Result<(), ApiError> {
         let seat = self.seat_of(token)?;
         if self.status == Status::Finished {

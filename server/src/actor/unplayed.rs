@@ -13,7 +13,7 @@ use std::time::Duration;
 use canasta_proto::v1;
 use tonic::Code;
 
-use super::{Actor, Status};
+use super::{Actor, Status, now_ms};
 use crate::auth::Token;
 use crate::errors::ApiError;
 use crate::store::{EndCause, EndEntry, Entry, EntryKind};
@@ -21,7 +21,7 @@ use canasta_proto::Reason;
 
 /// True for the entries of a player's activity, from which the policies for games nobody plays
 /// count: the creation, a join, a leave, an action (a time-out or an end is the server's).
-pub(super) fn is_activity(kind: &EntryKind) -> bool {
+fn is_activity(kind: &EntryKind) -> bool {
     matches!(
         kind,
         EntryKind::Created(_) | EntryKind::Join(_) | EntryKind::Leave(_) | EntryKind::Act(_)
@@ -39,9 +39,81 @@ pub const STAMP_EVERY: Duration = Duration::from_secs(60);
 /// after storage failed.
 const END_RETRY: Duration = Duration::from_secs(60);
 
+/// What the policies for games nobody plays keep of a game: the times of its players'
+/// activity, and the end that follows from them.
+#[derive(Debug)]
+pub(super) struct Unplayed {
+    /// The times the log holds of the players' activity.
+    stamps: Stamps,
+    /// When the game last saw a player's activity (its creation, a join, a leave, an action):
+    /// the policies count from it.
+    activity: Activity,
+    /// When the game is to end because nobody plays it, and why, if a policy applies to it
+    /// now (see [`Actor::end_deadline`]).
+    deadline: Option<(tokio::time::Instant, EndCause)>,
+}
+
+impl Unplayed {
+    /// A new game's: its activity is now.
+    pub(super) fn new() -> Unplayed {
+        Unplayed {
+            stamps: Stamps::default(),
+            activity: Activity::now(),
+            deadline: None,
+        }
+    }
+
+    /// Gives a live entry of a player's activity the time it is stored, when it should carry
+    /// it; true if the entry is one of activity.
+    pub(super) fn stamp(&self, entry: &mut Entry) -> bool {
+        let active = entry.kind.as_ref().is_some_and(is_activity);
+        if active {
+            // Joins and leaves are few: each carries its time. Actions are many: one a
+            // minute does (see STAMP_EVERY).
+            let now = now_ms();
+            let action = matches!(entry.kind, Some(EntryKind::Act(_)));
+            if !action || self.stamps.due(now) {
+                entry.at_ms = now;
+            }
+        }
+        active
+    }
+
+    /// An entry of the log applied, live or on replay: its time, if it is one of activity.
+    pub(super) fn applied(&mut self, kind: &EntryKind, at_ms: i64) {
+        if is_activity(kind) {
+            self.stamps.note(at_ms);
+        }
+    }
+
+    /// A player's activity now, stored: the policies count from it.
+    pub(super) fn active_now(&mut self) {
+        self.activity = Activity::now();
+    }
+
+    /// The log was replayed at the wall-clock time `now_ms`: the policies count from the last
+    /// activity as the log tells it (see [`Stamps::last_activity_ms`]).
+    pub(super) fn replayed(&mut self, created_ms: i64, now_ms: i64) {
+        self.activity = match self.stamps.last_activity_ms(created_ms) {
+            // Time the server was down counts as time without activity: a policy is a time
+            // since the last activity, so a game ends as the policy says, never earlier, and a
+            // server restarted more often than a timeout still ends the games nobody plays.
+            Some(at) => Activity::since(now_ms.saturating_sub(at)),
+            // A log written before the times were stored: counted from the restart, which
+            // ends the game later than the policy says, never earlier.
+            None => Activity::now(),
+        };
+    }
+
+    /// When the game is to end because nobody plays it, and why.
+    pub(super) fn deadline(&self) -> Option<(tokio::time::Instant, EndCause)> {
+        self.deadline
+    }
+}
+
 /// What a game's log says of the times of its players' activity.
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Stamps {
+struct Stamps {
     /// The last time an entry of activity carried, in milliseconds since the epoch.
     last_ms: Option<i64>,
     /// Entries of activity came after it without a time.
@@ -52,7 +124,7 @@ pub(super) struct Stamps {
 
 impl Stamps {
     /// An entry of activity, with its time or 0.
-    pub(super) fn note(&mut self, at_ms: i64) {
+    fn note(&mut self, at_ms: i64) {
         self.any = true;
         if at_ms > 0 {
             self.last_ms = Some(at_ms);
@@ -64,7 +136,7 @@ impl Stamps {
 
     /// True if an action stored at `now_ms` carries its time (see [`STAMP_EVERY`]); a clock
     /// set back stamps again.
-    pub(super) fn due(&self, now_ms: i64) -> bool {
+    fn due(&self, now_ms: i64) -> bool {
         self.last_ms
             .is_none_or(|last| now_ms < last || now_ms - last >= STAMP_EVERY.as_millis() as i64)
     }
@@ -73,7 +145,7 @@ impl Stamps {
     /// the last time stored (plus [`STAMP_EVERY`] if activity followed it), or the creation
     /// of a game with no activity logged; `None` if a log written before the times were
     /// stored does not tell.
-    pub(super) fn last_activity_ms(&self, created_ms: i64) -> Option<i64> {
+    fn last_activity_ms(&self, created_ms: i64) -> Option<i64> {
         match self.last_ms {
             Some(at) if self.unstamped_after => {
                 Some(at.saturating_add(STAMP_EVERY.as_millis() as i64))
@@ -89,19 +161,19 @@ impl Stamps {
 /// and how long before it the activity was (after a restart, from the times the log holds; an
 /// instant that far back may be before the clock's start).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Activity {
+struct Activity {
     at: tokio::time::Instant,
     behind: Duration,
 }
 
 impl Activity {
     /// Activity now.
-    pub(super) fn now() -> Activity {
+    fn now() -> Activity {
         Activity::since(0)
     }
 
     /// Activity `ms` milliseconds ago (none if negative: a clock set back).
-    pub(super) fn since(ms: i64) -> Activity {
+    fn since(ms: i64) -> Activity {
         Activity {
             at: tokio::time::Instant::now(),
             behind: Duration::from_millis(ms.max(0) as u64),
@@ -116,20 +188,27 @@ impl Activity {
 }
 
 impl Actor {
+    /// Moves the end of the game nobody plays as its status and its activity now say.
+    pub(super) fn restart_end(&mut self) {
+        self.unplayed.deadline = self.end_deadline();
+    }
+
     /// When the game ends if nobody plays it from now on, and why: the first of the policies
     /// that apply to it now, counted from its last activity. A waiting game expires
     /// (`--waiting-timeout-secs`); a started game without a time control is abandoned when
     /// idle (`--idle-timeout-secs`: a game with one ends by its time-outs, see
-    /// [`ABANDON_AFTER`](super::ABANDON_AFTER)); a started game whose every seat is left is abandoned
-    /// (`--left-timeout-secs`).
-    pub(super) fn end_deadline(&self) -> Option<(tokio::time::Instant, EndCause)> {
-        let after = |limit: Option<Duration>, cause| limit.map(|l| (self.activity.after(l), cause));
+    /// [`ABANDON_AFTER`](super::ABANDON_AFTER)); a started game whose every seat is left is
+    /// abandoned (`--left-timeout-secs`).
+    fn end_deadline(&self) -> Option<(tokio::time::Instant, EndCause)> {
+        let after = |limit: Option<Duration>, cause| {
+            limit.map(|l| (self.unplayed.activity.after(l), cause))
+        };
         match self.status {
             Status::Waiting => after(self.config.waiting_timeout(), EndCause::Expired),
             Status::Playing => {
-                let idle = match self.budget {
-                    None => after(self.config.idle_timeout(), EndCause::Idle),
-                    Some(_) => None,
+                let idle = match self.clock.timed() {
+                    false => after(self.config.idle_timeout(), EndCause::Idle),
+                    true => None,
                 };
                 let left = match self.seats.iter().all(|s| s.token.is_none()) {
                     true => after(self.config.left_timeout(), EndCause::Left),
@@ -143,7 +222,7 @@ impl Actor {
 
     /// Ends the game nobody plays, as its deadline says (see [`Actor::end_deadline`]).
     pub(super) async fn end_unplayed(&mut self) {
-        let Some((_, cause)) = self.end_deadline.take() else {
+        let Some((_, cause)) = self.unplayed.deadline.take() else {
             return;
         };
         let now = tokio::time::Instant::now();
@@ -164,7 +243,7 @@ impl Actor {
                     );
                 }
                 // Try again later rather than spin; an activity meanwhile moves it on.
-                self.end_deadline = Some((now + END_RETRY, cause));
+                self.unplayed.deadline = Some((now + END_RETRY, cause));
             }
         }
     }
@@ -350,19 +429,25 @@ mod tests {
         let slots = GameSlots::new(1);
         let (mut actor, _) = created(config(), 0, &slots);
         let start = tokio::time::Instant::now();
-        assert_eq!(actor.end_deadline, Some((start + HOUR, EndCause::Expired)));
+        assert_eq!(
+            actor.unplayed.deadline,
+            Some((start + HOUR, EndCause::Expired))
+        );
         assert_eq!(slots.held(), 1);
         tokio::time::advance(Duration::from_secs(3000)).await;
         let seat = join(&mut actor, 0).await;
         assert_eq!(
-            actor.end_deadline,
+            actor.unplayed.deadline,
             Some((start + Duration::from_secs(3000) + HOUR, EndCause::Expired))
         );
         tokio::time::advance(Duration::from_secs(3000)).await;
         actor.leave(&seat).await.expect("the seat is left");
         let seat = join(&mut actor, 1).await;
         let last = tokio::time::Instant::now();
-        assert_eq!(actor.end_deadline, Some((last + HOUR, EndCause::Expired)));
+        assert_eq!(
+            actor.unplayed.deadline,
+            Some((last + HOUR, EndCause::Expired))
+        );
         // The creation, each join and each leave carry their time, for a restart.
         let times: Vec<bool> = actor
             .stored_entries()
@@ -386,7 +471,8 @@ mod tests {
             }))
         );
         assert_eq!(slots.held(), 0, "the expired game holds no place");
-        assert_eq!((actor.deadline, actor.end_deadline), (None, None));
+        assert_eq!(actor.clock.deadline(), None);
+        assert_eq!(actor.unplayed.deadline, None);
         // Its seat and spectators see it finished, with its result and without its deal.
         for token in [Some(&seat), None] {
             let view = actor
@@ -425,14 +511,17 @@ mod tests {
         let tokens = vec![join(&mut actor, 0).await, join(&mut actor, 1).await];
         assert_eq!(actor.status, Status::Playing);
         let started = tokio::time::Instant::now();
-        assert_eq!(actor.end_deadline, Some((started + DAY, EndCause::Idle)));
+        assert_eq!(
+            actor.unplayed.deadline,
+            Some((started + DAY, EndCause::Idle))
+        );
         for n in 0..5 {
             tokio::time::advance(DAY - Duration::from_secs(1)).await;
             act(&mut actor, &tokens, n).await;
             assert_eq!(actor.status, Status::Playing);
         }
         let last = tokio::time::Instant::now();
-        assert_eq!(actor.end_deadline, Some((last + DAY, EndCause::Idle)));
+        assert_eq!(actor.unplayed.deadline, Some((last + DAY, EndCause::Idle)));
         let seq = actor.seq();
         run_to_deadline(&mut actor).await;
         assert_eq!(last.elapsed(), DAY);
@@ -454,7 +543,7 @@ mod tests {
         let (mut timed, _) = created(config(), 86_400_000, &slots);
         join(&mut timed, 0).await;
         join(&mut timed, 1).await;
-        assert_eq!(timed.end_deadline, None);
+        assert_eq!(timed.unplayed.deadline, None);
         run_to_deadline(&mut timed).await;
         assert_eq!(timed.status, Status::Playing, "a time-out played a move");
         assert!(matches!(
@@ -482,11 +571,11 @@ mod tests {
                 0 => Some((tokio::time::Instant::now() + DAY, EndCause::Idle)),
                 _ => None,
             };
-            assert_eq!(actor.end_deadline, idle, "a seat is held");
+            assert_eq!(actor.unplayed.deadline, idle, "a seat is held");
             actor.leave(&b).await.expect("left");
             let left = tokio::time::Instant::now();
             assert_eq!(
-                actor.end_deadline,
+                actor.unplayed.deadline,
                 Some((left + TEN_MINUTES, EndCause::Left))
             );
             tokio::time::advance(Duration::from_secs(500)).await;
@@ -495,7 +584,7 @@ mod tests {
                 0 => Some((tokio::time::Instant::now() + DAY, EndCause::Idle)),
                 _ => None,
             };
-            assert_eq!(actor.end_deadline, idle, "budget {budget_ms}");
+            assert_eq!(actor.unplayed.deadline, idle, "budget {budget_ms}");
             tokio::time::advance(Duration::from_secs(500)).await;
             actor.leave(&c).await.expect("left");
             let left = tokio::time::Instant::now();
@@ -618,7 +707,7 @@ mod tests {
             let mut actor = new_game(config(), 0, created_ms);
             actor.replay_at(entries, now_ms).expect("the log replays");
             let now = tokio::time::Instant::now();
-            let (at, cause) = actor.end_deadline.expect("a deadline");
+            let (at, cause) = actor.unplayed.deadline.expect("a deadline");
             assert_eq!(cause, EndCause::Expired);
             (at - now, actor)
         };

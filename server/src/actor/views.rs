@@ -14,6 +14,8 @@ use crate::auth::Token;
 use crate::errors::ApiError;
 
 impl Actor {
+    /// The view of the token's seat, or a spectator's, with the seat's choices (and their
+    /// list if asked) when it is to act.
     pub(super) fn view(
         &self,
         token: Option<&Token>,
