@@ -8,7 +8,9 @@
 //!
 //! This file holds the actor's state, its handle and commands, and the task's loop, which hands
 //! each command and each deadline to the file of its job. The state is one struct, so that a
-//! command changes it without a lock; its methods are spread over one file per job:
+//! command changes it without a lock; a job's own part of it (the remembered requests, the
+//! clock, the times of activity) is a type of the job's file, and the methods are spread over
+//! one file per job:
 //!
 //! - `log.rs`: the log's events, and its entries stored, applied and replayed.
 //! - `compact.rs`: what a finished game drops, and its rebuild for the reads that need it.
