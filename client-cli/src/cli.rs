@@ -372,6 +372,10 @@ pub struct ReplayArgs {
 /// `canasta demo`.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
+    /// Play on the server at this address (HOST:PORT, or https://HOST:PORT for TLS) instead of
+    /// one started in this process.
+    #[arg(long)]
+    pub server: Option<String>,
     /// The rules.
     #[command(flatten)]
     pub rules: RuleArgs,

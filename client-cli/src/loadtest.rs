@@ -20,16 +20,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use anyhow::{Context, anyhow};
 use canasta_engine::RuleSpec;
 use canasta_engine::bot::{self, Bot};
 use canasta_proto::v1;
-use clap::Parser;
 use serde::Serialize;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 use tonic::Status;
 
 use crate::cli::LoadtestArgs;
+use crate::local::{self, LocalServer};
 use crate::play;
 use crate::remote::{self, Client, SeatClient};
 
@@ -218,92 +219,58 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 /// A server started in this process for the run; stopped by `stop`. Its files are removed
 /// when it is dropped, also when the run ends early with an error.
 struct InProcess {
+    server: LocalServer,
     addr: String,
-    stop: oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<()>,
     dir: Option<tempfile::TempDir>,
 }
 
 impl InProcess {
     /// Starts a server on a free loopback port: in memory, or with a SQLite file in a fresh
     /// temporary directory. Rate limits are lifted: the run measures throughput, not limits.
-    async fn start(memory: bool) -> Result<InProcess, String> {
+    async fn start(memory: bool) -> anyhow::Result<InProcess> {
         let dir = if memory {
             None
         } else {
             let dir = tempfile::Builder::new()
                 .prefix("canasta-loadtest-")
                 .tempdir()
-                .map_err(|e| {
+                .with_context(|| {
                     format!(
-                        "cannot create a temporary directory in {} for the database: {e} (set \
+                        "cannot create a temporary directory in {} for the database (set \
                          TMPDIR to a writable directory, or pass --memory)",
                         std::env::temp_dir().display()
                     )
                 })?;
             Some(dir)
         };
-        let mut args = vec![
-            "canasta-server".to_string(),
-            "--listen".into(),
-            "127.0.0.1:0".into(),
-            "--requests-per-second".into(),
-            "1000000000".into(),
-            "--address-requests-per-second".into(),
-            "1000000000".into(),
-            "--max-watchers-per-address".into(),
-            "1000000".into(),
-        ];
-        match &dir {
-            None => args.push("--memory".into()),
-            Some(d) => {
-                args.push("--db".into());
-                args.push(d.path().join("loadtest.db").display().to_string());
-            }
-        }
-        let config = canasta_server::Config::try_parse_from(args).map_err(|e| e.to_string())?;
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .map_err(|e| format!("cannot start a local server: {e}"))?;
-        let addr = listener
-            .local_addr()
-            .map_err(|e| e.to_string())?
-            .to_string();
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            let run = canasta_server::run(config, listener, async {
-                let _ = stopped.await;
-            });
-            if let Err(e) = run.await {
-                eprintln!("the local server stopped: {e}");
-            }
-        });
+        let db = dir.as_ref().map(|d| d.path().join("loadtest.db"));
+        let server = local::for_load(db.as_deref()).await?;
         Ok(InProcess {
-            addr,
-            stop,
-            task,
+            addr: server.addr().to_string(),
+            server,
             dir,
         })
     }
 
     /// Stops the server (its streams end, storage closes), then removes its files.
     async fn stop(self) {
-        let _ = self.stop.send(());
-        let _ = tokio::time::timeout(Duration::from_secs(10), self.task).await;
+        if let Err(e) = self.server.shutdown().await {
+            eprintln!("the local server stopped: {e:#}");
+        }
         drop(self.dir);
     }
 }
 
 /// Fails unless every address `addr` names is a loopback one: the load generator must not load
 /// anyone else's server.
-async fn require_loopback(addr: &str) -> Result<(), String> {
+async fn require_loopback(addr: &str) -> anyhow::Result<()> {
     let host = addr.split("://").last().unwrap_or(addr);
     let resolved: Vec<SocketAddr> = tokio::net::lookup_host(host)
         .await
-        .map_err(|e| format!("cannot resolve {addr}: {e} (give host:port, e.g. 127.0.0.1:50051)"))?
+        .with_context(|| format!("cannot resolve {addr} (give host:port, e.g. 127.0.0.1:50051)"))?
         .collect();
     if resolved.is_empty() || !resolved.iter().all(|a| a.ip().is_loopback()) {
-        return Err(format!(
+        return Err(anyhow!(
             "{addr} is not a loopback address: loadtest only targets a server on this machine"
         ));
     }
@@ -374,10 +341,10 @@ struct Plan {
 }
 
 /// Runs `canasta loadtest`.
-pub async fn loadtest(args: LoadtestArgs) -> Result<(), String> {
+pub async fn loadtest(args: LoadtestArgs) -> anyhow::Result<()> {
     let spec = play::spec(&args.rules)?;
     if bot::by_name(&args.bots, 0).is_none() {
-        return Err(format!(
+        return Err(anyhow!(
             "there is no bot {:?}: the bots are {}",
             args.bots,
             bot::BOT_NAMES.join(", ")
@@ -387,7 +354,7 @@ pub async fn loadtest(args: LoadtestArgs) -> Result<(), String> {
         return idle(n, &spec, args.json).await;
     }
     // The command line checked the ranges (`cli::loadtest_games`, `cli::loadtest_duration`).
-    let duration = parse_duration(&args.duration)?;
+    let duration = parse_duration(&args.duration).map_err(anyhow::Error::msg)?;
     let (local, addr, label) = match &args.server {
         Some(addr) => {
             require_loopback(addr).await?;
@@ -435,10 +402,7 @@ pub async fn loadtest(args: LoadtestArgs) -> Result<(), String> {
         server_us_per_action: per_action(cpu_before.1, cpu_after.1),
     });
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-        );
+        println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", report_text(&report));
     }
@@ -450,12 +414,12 @@ async fn run(
     spec: RuleSpec,
     addr: String,
     duration: Duration,
-) -> Result<Report, String> {
+) -> anyhow::Result<Report> {
     let players = spec.players;
     let started = Instant::now();
     let mut pool = Vec::new();
     for _ in 0..args.connections {
-        pool.push(remote::connect(&addr).await.map_err(|e| e.to_string())?);
+        pool.push(remote::connect(&addr).await?);
     }
     let plan = Arc::new(Plan {
         pool,
@@ -488,7 +452,7 @@ async fn run(
                 failure.get_or_insert(e);
             }
             Err(e) => {
-                failure.get_or_insert(format!("a game slot failed: {e}"));
+                failure.get_or_insert(anyhow::Error::new(e).context("a game slot failed"));
             }
         }
     }
@@ -521,14 +485,12 @@ async fn run(
 /// seats keep their connections from game to game. With shared connections, all seats of a slot
 /// use the same one, as a host that runs whole games of bots would: an action's messages to
 /// the seats of its game then go out on one connection, together.
-async fn run_slot(plan: Arc<Plan>, slot: u64) -> Result<Totals, String> {
+async fn run_slot(plan: Arc<Plan>, slot: u64) -> anyhow::Result<Totals> {
     let mut totals = Totals::default();
     let mut clients = Vec::new();
     for _ in 0..plan.spec.players {
         clients.push(if plan.pool.is_empty() {
-            remote::connect(&plan.addr)
-                .await
-                .map_err(|e| e.to_string())?
+            remote::connect(&plan.addr).await?
         } else {
             let i = slot as usize % plan.pool.len();
             plan.pool[i].clone()
@@ -580,7 +542,7 @@ async fn run_slot(plan: Arc<Plan>, slot: u64) -> Result<Totals, String> {
             })
             .collect();
         for (i, t) in tasks.into_iter().enumerate() {
-            let (client, bot, stats) = t.await.map_err(|e| format!("a seat failed: {e}"))?;
+            let (client, bot, stats) = t.await.context("a seat failed")?;
             clients.push(client);
             bots.push(bot);
             totals.add(stats, i == 0);
@@ -806,9 +768,9 @@ async fn play_seat_unary(
 
 /// Creates `n` games that wait for players on an in-process, in-memory server, and measures the
 /// resident memory they add.
-async fn idle(n: usize, spec: &RuleSpec, json: bool) -> Result<(), String> {
+async fn idle(n: usize, spec: &RuleSpec, json: bool) -> anyhow::Result<()> {
     if n == 0 || n > MAX_IDLE_GAMES {
-        return Err(format!(
+        return Err(anyhow!(
             "--idle-games {n} is out of range: create 1 to {MAX_IDLE_GAMES} games"
         ));
     }
@@ -816,11 +778,7 @@ async fn idle(n: usize, spec: &RuleSpec, json: bool) -> Result<(), String> {
     const CLIENTS: usize = 8;
     let mut clients = Vec::new();
     for _ in 0..CLIENTS {
-        clients.push(
-            remote::connect(&server.addr)
-                .await
-                .map_err(|e| e.to_string())?,
-        );
+        clients.push(remote::connect(&server.addr).await?);
     }
     // Warm up: the first requests allocate the connections' buffers and the runtime's pools.
     // These games are counted in neither figure.
@@ -830,7 +788,7 @@ async fn idle(n: usize, spec: &RuleSpec, json: bool) -> Result<(), String> {
         }
     }
     let before =
-        memory(None).ok_or("cannot read /proc/self/status: the memory test needs Linux")?;
+        memory(None).context("cannot read /proc/self/status: the memory test needs Linux")?;
     let started = Instant::now();
     let mut tasks = Vec::new();
     for (i, mut c) in clients.into_iter().enumerate() {
@@ -840,15 +798,15 @@ async fn idle(n: usize, spec: &RuleSpec, json: bool) -> Result<(), String> {
             for k in 0..count {
                 play::create(&mut c, &spec, Some(k as u64)).await?;
             }
-            Ok::<_, String>(c)
+            anyhow::Ok(c)
         }));
     }
     let mut kept = Vec::new();
     for t in tasks {
-        kept.push(t.await.map_err(|e| e.to_string())??);
+        kept.push(t.await??);
     }
     let seconds = started.elapsed().as_secs_f64();
-    let after = memory(None).ok_or("cannot read /proc/self/status")?;
+    let after = memory(None).context("cannot read /proc/self/status")?;
     drop(kept);
     server.stop().await;
     let report = IdleReport {
@@ -861,10 +819,7 @@ async fn idle(n: usize, spec: &RuleSpec, json: bool) -> Result<(), String> {
         seconds,
     };
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-        );
+        println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         println!(
             "{} idle games ({} players): resident {} KiB before, {} KiB after (peak {} KiB): {} bytes per game; created in {:.1} s",

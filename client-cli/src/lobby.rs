@@ -4,13 +4,14 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use anyhow::Context;
 use canasta_proto::convert::{preset_from_wire, rules_to_wire};
 use canasta_proto::v1;
 use serde_json::{Value, json};
 
 use crate::cli::{CreateArgs, GamesArgs, StatusFilter, TimeoutPolicy, seated_bots};
 use crate::play::{Bots, seats_text};
-use crate::remote::{self, limited, status_text};
+use crate::remote::{self, RemoteError, limited};
 
 /// The most games one ListGames page may hold (the server's ceiling).
 const PAGE: usize = 500;
@@ -239,7 +240,7 @@ pub async fn list_games(
     client: &mut remote::Client,
     status: v1::GameStatus,
     limit: Option<usize>,
-) -> Result<Vec<v1::GameSummary>, String> {
+) -> anyhow::Result<Vec<v1::GameSummary>> {
     let mut games = Vec::new();
     let mut seen = HashSet::new();
     let mut page_token = String::new();
@@ -251,7 +252,7 @@ pub async fn list_games(
             status: status as i32,
         };
         let page = limited!(client.list_games(request.clone()).await)
-            .map_err(|s| status_text(&s))?
+            .map_err(RemoteError::from)?
             .into_inner();
         for g in page.games {
             if seen.insert(g.game_id.clone()) {
@@ -270,10 +271,8 @@ pub async fn list_games(
 }
 
 /// `canasta games`.
-pub async fn games(args: GamesArgs) -> Result<(), String> {
-    let mut client = remote::connect(&args.server.server)
-        .await
-        .map_err(|e| e.to_string())?;
+pub async fn games(args: GamesArgs) -> anyhow::Result<()> {
+    let mut client = remote::connect(&args.server.server).await?;
     let status = match args.status {
         None => v1::GameStatus::Unspecified,
         Some(StatusFilter::Waiting) => v1::GameStatus::Waiting,
@@ -296,10 +295,10 @@ pub async fn games(args: GamesArgs) -> Result<(), String> {
 }
 
 /// `canasta create`.
-pub async fn create(args: CreateArgs) -> Result<(), String> {
-    let spec = args.rules.spec()?;
+pub async fn create(args: CreateArgs) -> anyhow::Result<()> {
+    let spec = args.rules.spec().map_err(anyhow::Error::msg)?;
     let addr = args.server.server.clone();
-    let mut client = remote::connect(&addr).await.map_err(|e| e.to_string())?;
+    let mut client = remote::connect(&addr).await?;
     let request = v1::CreateGameRequest {
         rules: Some(rules_to_wire(&spec)),
         seed: args.seed,
@@ -315,9 +314,9 @@ pub async fn create(args: CreateArgs) -> Result<(), String> {
     };
     // A refusal for a limit created nothing: asking again is safe.
     let response = limited!(client.create_game(request.clone()).await)
-        .map_err(|s| status_text(&s))?
+        .map_err(RemoteError::from)?
         .into_inner();
-    let game = response.game.ok_or("the server answered no game")?;
+    let game = response.game.context("the server answered no game")?;
     let id = &game.game_id;
     let token = &response.creator_token;
     // Standard output holds the id alone (or the JSON), for scripts; the rest goes to

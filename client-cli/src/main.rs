@@ -7,6 +7,7 @@
 mod cli;
 mod loadtest;
 mod lobby;
+mod local;
 mod matches;
 mod play;
 mod record;
@@ -17,6 +18,7 @@ mod watch;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use anyhow::{Context, anyhow};
 use canasta_engine::Rules;
 use canasta_engine::bot;
 use clap::{CommandFactory, Parser};
@@ -45,8 +47,7 @@ fn main() -> ExitCode {
             .error(clap::error::ErrorKind::ValueValidation, why)
             .exit();
     }
-    // The server's runtime: `loadtest` may run a server in this process.
-    let runtime = match canasta_server::runtime() {
+    let runtime = match runtime() {
         Ok(r) => r,
         Err(e) => {
             eprintln!("canasta: cannot start: {e}");
@@ -69,10 +70,24 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("canasta: {e}");
+            // The message and, after it, what it came from: `cannot read x.json: No such file
+            // or directory (os error 2)`.
+            eprintln!("canasta: {e:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// The runtime the commands run on: the server's (see `canasta_server::runtime`) when a server
+/// may run in this process (`play --local`, `demo`, `loadtest`), tokio's multi-threaded one
+/// in a build without one.
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    #[cfg(feature = "local")]
+    return canasta_server::runtime();
+    #[cfg(not(feature = "local"))]
+    return tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build();
 }
 
 /// A reader that stops reading (`canasta … | head`) ends the program quietly, as it would end
@@ -93,16 +108,16 @@ fn quiet_broken_pipe() {
     }));
 }
 
-async fn bot_command(args: BotArgs) -> Result<(), String> {
+async fn bot_command(args: BotArgs) -> anyhow::Result<()> {
     let addr = args.server.server.clone();
-    let mut bot = bot::by_name(&args.bot, args.seed).ok_or_else(|| {
+    let mut bot = bot::by_name(&args.bot, args.seed).with_context(|| {
         format!(
             "there is no bot {:?}: the bots are {}",
             args.bot,
             bot::BOT_NAMES.join(", ")
         )
     })?;
-    let mut client = remote::connect(&addr).await.map_err(|e| e.to_string())?;
+    let mut client = remote::connect(&addr).await?;
     let mut seat = match args.token {
         Some(token) => remote::SeatClient::from_token(&mut client, &addr, &args.game, token).await,
         None => {
@@ -112,8 +127,7 @@ async fn bot_command(args: BotArgs) -> Result<(), String> {
                 .unwrap_or_else(|| format!("{} bot", args.bot));
             remote::SeatClient::join(&mut client, &addr, &args.game, args.seat, &name).await
         }
-    }
-    .map_err(|e| e.to_string())?;
+    }?;
     seat.reconnect = std::time::Duration::from_secs(args.reconnect_secs);
     seat.unary = args.unary;
     if !args.json && !args.quiet {
@@ -129,9 +143,7 @@ async fn bot_command(args: BotArgs) -> Result<(), String> {
             }
         );
     }
-    let result = remote::play_seat(&mut client, &mut seat, bot.as_mut(), |_| {})
-        .await
-        .map_err(|e| e.to_string())?;
+    let result = remote::play_seat(&mut client, &mut seat, bot.as_mut(), |_| {}).await?;
     if args.json {
         let json = serde_json::json!({
             "game_id": seat.game_id,
@@ -150,11 +162,12 @@ async fn bot_command(args: BotArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn match_command(args: MatchArgs, runtime: &tokio::runtime::Runtime) -> Result<(), String> {
+fn match_command(args: MatchArgs, runtime: &tokio::runtime::Runtime) -> anyhow::Result<()> {
     let spec = play::spec(&args.rules)?;
-    let rules = Rules::new(&spec).map_err(|e| e.to_string())?;
+    let rules = Rules::new(&spec)?;
     let plan = matches::Plan {
-        seat_bots: cli::seat_bots(&rules, &args.bots, args.seat_bots.as_deref())?,
+        seat_bots: cli::seat_bots(&rules, &args.bots, args.seat_bots.as_deref())
+            .map_err(anyhow::Error::msg)?,
         spec,
         matches: args.matches,
         seed: args.seed,
@@ -168,7 +181,7 @@ fn match_command(args: MatchArgs, runtime: &tokio::runtime::Runtime) -> Result<(
         None => matches::Lines::None,
         Some(_) if lines_to_stdout => matches::Lines::To(Box::new(std::io::stdout())),
         Some(p) => matches::Lines::To(Box::new(
-            std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?,
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
         )),
     };
     let bar = matches::progress(plan.jobs(&rules), args.quiet || args.json);
@@ -202,69 +215,60 @@ fn match_command(args: MatchArgs, runtime: &tokio::runtime::Runtime) -> Result<(
         b.finish_and_clear();
     }
     if let Some(e) = write_error {
-        return Err(format!("cannot write the JSON lines: {e}"));
+        return Err(anyhow!("cannot write the JSON lines: {e}"));
     }
     let summary = matches::summarize(&outcomes, seconds);
     match (args.json, lines_to_stdout) {
-        (true, true) => println!(
-            "{}",
-            serde_json::to_string(&summary).map_err(|e| e.to_string())?
-        ),
-        (true, false) => println!(
-            "{}",
-            serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?
-        ),
+        (true, true) => println!("{}", serde_json::to_string(&summary)?),
+        (true, false) => println!("{}", serde_json::to_string_pretty(&summary)?),
         (false, true) => eprint!("{}", matches::summary_text(&summary)),
         (false, false) => print!("{}", matches::summary_text(&summary)),
     }
     Ok(())
 }
 
-async fn export(args: ExportArgs) -> Result<(), String> {
-    let mut client = remote::connect(&args.server.server)
-        .await
-        .map_err(|e| e.to_string())?;
+async fn export(args: ExportArgs) -> anyhow::Result<()> {
+    let mut client = remote::connect(&args.server.server).await?;
     let wire = client
         .export_game(canasta_proto::v1::ExportGameRequest {
             game_id: args.game.clone(),
         })
         .await
-        .map_err(|s| remote::status_text(&s))?
+        .map_err(remote::RemoteError::from)?
         .into_inner()
         .record
-        .ok_or("the server answered no record")?;
+        .context("the server answered no record")?;
     let record = Record::from_wire(&wire)?;
-    let json = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())?;
+    let json = serde_json::to_string_pretty(&record)?;
     match &args.out {
-        Some(p) => std::fs::write(p, json + "\n").map_err(|e| format!("{}: {e}", p.display()))?,
+        Some(p) => std::fs::write(p, json + "\n")
+            .with_context(|| format!("cannot write {}", p.display()))?,
         None => println!("{json}"),
     }
     Ok(())
 }
 
-async fn cancel(args: CancelArgs) -> Result<(), String> {
-    let mut client = remote::connect(&args.server.server)
-        .await
-        .map_err(|e| e.to_string())?;
+async fn cancel(args: CancelArgs) -> anyhow::Result<()> {
+    let mut client = remote::connect(&args.server.server).await?;
     let request = canasta_proto::v1::CancelGameRequest {
         game_id: args.game.clone(),
     };
     client
         .cancel_game(remote::authed(request, &args.token))
         .await
-        .map_err(|s| remote::status_text(&s))?;
+        .map_err(remote::RemoteError::from)?;
     println!("game {} is cancelled", args.game);
     Ok(())
 }
 
-fn replay(args: ReplayArgs) -> Result<(), String> {
-    let text =
-        std::fs::read_to_string(&args.file).map_err(|e| format!("{}: {e}", args.file.display()))?;
+fn replay(args: ReplayArgs) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
     let record: Record = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not a game record: {e}", args.file.display()))?;
+        .with_context(|| format!("{} is not a game record", args.file.display()))?;
     let game = record.replay()?;
     if !record.totals.is_empty() && record.totals != game.scores() {
-        return Err(format!(
+        return Err(anyhow!(
             "the replay ends at {:?}, but the record says {:?}",
             game.scores(),
             record.totals
@@ -272,10 +276,7 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
     }
     if args.json {
         let report = record::ReplayReport::new(&record, &game);
-        println!(
-            "{}",
-            serde_json::to_string(&report).map_err(|e| e.to_string())?
-        );
+        println!("{}", serde_json::to_string(&report)?);
         return Ok(());
     }
     println!(

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Instant;
 
+use anyhow::Context;
 use canasta_engine::bot::{self, PlayError};
 use canasta_engine::table::Table;
 use canasta_engine::{Event, Game, RuleSpec, Rules, Seat, Setup};
@@ -182,7 +183,7 @@ fn outcome(
 }
 
 /// Plays one match in this thread.
-fn play_in_process(plan: &Plan, rules: &Rules, job: u64) -> Result<Outcome, String> {
+fn play_in_process(plan: &Plan, rules: &Rules, job: u64) -> anyhow::Result<Outcome> {
     let started = Instant::now();
     let (_, seed, rotation) = plan.job(rules, job);
     let seats = plan.bots_for(rules, rotation);
@@ -190,7 +191,7 @@ fn play_in_process(plan: &Plan, rules: &Rules, job: u64) -> Result<Outcome, Stri
         .iter()
         .enumerate()
         .map(|(s, name)| {
-            bot::by_name(name, seed.wrapping_mul(31).wrapping_add(s as u64)).ok_or_else(|| {
+            bot::by_name(name, seed.wrapping_mul(31).wrapping_add(s as u64)).with_context(|| {
                 format!(
                     "there is no bot {name:?}: the bots are {}",
                     bot::BOT_NAMES.join(", ")
@@ -199,8 +200,7 @@ fn play_in_process(plan: &Plan, rules: &Rules, job: u64) -> Result<Outcome, Stri
         })
         .collect::<Result<Vec<_>, _>>()?;
     // The events of the start count as a server's do: the first deal's first turn is one.
-    let (mut game, start) =
-        Game::start(&Setup::seeded(plan.spec.clone(), seed)).map_err(|e| e.to_string())?;
+    let (mut game, start) = Game::start(&Setup::seeded(plan.spec.clone(), seed))?;
     let mut turns = 0;
     let mut count = |e: &Event| {
         if let Event::TurnStarted { .. } = e {
@@ -211,7 +211,7 @@ fn play_in_process(plan: &Plan, rules: &Rules, job: u64) -> Result<Outcome, Stri
     let actions = match bot::play(&mut game, &mut bots, plan.max_deals, count) {
         Ok(n) => n,
         Err(PlayError::DealLimit { actions }) => actions,
-        Err(e) => return Err(e.to_string()),
+        Err(e) => return Err(e.into()),
     };
     Ok(outcome(
         plan,
@@ -236,8 +236,8 @@ pub fn run_in_process(
     plan: &Plan,
     threads: usize,
     mut sink: impl FnMut(Outcome),
-) -> Result<(), String> {
-    let rules = Rules::new(&plan.spec).map_err(|e| e.to_string())?;
+) -> anyhow::Result<()> {
+    let rules = Rules::new(&plan.spec)?;
     let next = Arc::new(AtomicU64::new(0));
     let (tx, rx) = mpsc::channel();
     let mut handles = Vec::new();
@@ -279,98 +279,92 @@ async fn play_remote(
     plan: Arc<Plan>,
     rules: Rules,
     job: u64,
-) -> Result<Outcome, String> {
+) -> anyhow::Result<Outcome> {
     let started = Instant::now();
     let (index, seed, rotation) = plan.job(&rules, job);
     let seats = plan.bots_for(&rules, rotation);
-    let failed = |why: String| format!("match {} (seed {seed}) failed: {why}", index + 1);
-    let mut client = remote::connect(&addr)
-        .await
-        .map_err(|e| failed(e.to_string()))?;
-    let request = v1::CreateGameRequest {
-        rules: Some(rules_to_wire(&plan.spec)),
-        seed: Some(seed),
-        ..Default::default()
-    };
-    let game = remote::limited!(client.create_game(request.clone()).await)
-        .map_err(|s| failed(remote::status_text(&s)))?
-        .into_inner()
-        .game
-        .ok_or_else(|| failed("the server answered no game".into()))?;
-    // Dropped on the first failure: the other seats' tasks are aborted with it.
-    let mut tasks = tokio::task::JoinSet::new();
-    for (s, name) in seats.iter().enumerate() {
-        let mut bot = bot::by_name(name, seed.wrapping_mul(31).wrapping_add(s as u64))
-            .ok_or_else(|| failed(format!("there is no bot {name:?}")))?;
-        let (addr, game_id, name) = (addr.clone(), game.game_id.clone(), name.clone());
-        tasks.spawn(async move {
-            let played = async {
-                let mut client = remote::connect(&addr).await?;
-                let mut seat = SeatClient::join(
-                    &mut client,
-                    &addr,
-                    &game_id,
-                    Some(s as u32),
-                    &format!("{name} {s}"),
-                )
-                .await?;
-                let mut turns = 0u64;
-                let mut deals = 0u32;
-                let result =
-                    remote::play_seat(&mut client, &mut seat, bot.as_mut(), |e| match e.kind {
-                        Some(v1::game_event::Kind::TurnStarted(_)) => turns += 1,
-                        Some(v1::game_event::Kind::DealEnded(_)) => deals += 1,
-                        _ => {}
-                    })
+    let played = async {
+        let mut client = remote::connect(&addr).await?;
+        let request = v1::CreateGameRequest {
+            rules: Some(rules_to_wire(&plan.spec)),
+            seed: Some(seed),
+            ..Default::default()
+        };
+        let game = remote::limited!(client.create_game(request.clone()).await)
+            .map_err(remote::RemoteError::from)?
+            .into_inner()
+            .game
+            .context("the server answered no game")?;
+        // Dropped on the first failure: the other seats' tasks are aborted with it.
+        let mut tasks = tokio::task::JoinSet::new();
+        for (s, name) in seats.iter().enumerate() {
+            let mut bot = bot::by_name(name, seed.wrapping_mul(31).wrapping_add(s as u64))
+                .with_context(|| format!("there is no bot {name:?}"))?;
+            let (addr, game_id, name) = (addr.clone(), game.game_id.clone(), name.clone());
+            tasks.spawn(async move {
+                let played = async {
+                    let mut client = remote::connect(&addr).await?;
+                    let mut seat = SeatClient::join(
+                        &mut client,
+                        &addr,
+                        &game_id,
+                        Some(s as u32),
+                        &format!("{name} {s}"),
+                    )
                     .await?;
-                Ok::<_, remote::RemoteError>((result, turns, deals))
-            };
-            played
-                .await
-                .map_err(|e| format!("seat {s} ({name}) of game {game_id}: {e}"))
-        });
-    }
-    let (result, turns, deals) = first_of_all(tasks)
-        .await
-        .map_err(failed)?
-        .ok_or_else(|| failed("no seat".into()))?;
-    // The seats see events, not actions: the game's record counts them, whoever acted (a bot,
-    // or the server for a seat whose time ran out).
-    let request = v1::ExportGameRequest {
-        game_id: game.game_id.clone(),
-    };
-    let actions = remote::limited!(client.export_game(request.clone()).await)
-        .map_err(|s| failed(format!("exporting the game: {}", remote::status_text(&s))))?
-        .into_inner()
-        .record
-        .ok_or_else(|| failed("the server exported no record".into()))?
-        .actions
-        .len() as u64;
-    Ok(outcome(
-        &plan,
-        &rules,
-        job,
-        &seats,
-        Played {
+                    let mut turns = 0u64;
+                    let mut deals = 0u32;
+                    let result =
+                        remote::play_seat(&mut client, &mut seat, bot.as_mut(), |e| match e.kind {
+                            Some(v1::game_event::Kind::TurnStarted(_)) => turns += 1,
+                            Some(v1::game_event::Kind::DealEnded(_)) => deals += 1,
+                            _ => {}
+                        })
+                        .await?;
+                    Ok::<_, remote::RemoteError>((result, turns, deals))
+                };
+                played
+                    .await
+                    .with_context(|| format!("seat {s} ({name}) of game {game_id}"))
+            });
+        }
+        let (result, turns, deals) = first_of_all(tasks).await?.context("no seat")?;
+        // The seats see events, not actions: the game's record counts them, whoever acted (a
+        // bot, or the server for a seat whose time ran out).
+        let request = v1::ExportGameRequest {
+            game_id: game.game_id.clone(),
+        };
+        let actions = remote::limited!(client.export_game(request.clone()).await)
+            .map_err(remote::RemoteError::from)
+            .context("exporting the game")?
+            .into_inner()
+            .record
+            .context("the server exported no record")?
+            .actions
+            .len() as u64;
+        anyhow::Ok(Played {
             game_id: Some(game.game_id),
             winner: result.winner_side.map(|w| w as u8),
             totals: result.totals,
             deals,
             actions,
             turns,
-        },
-        started,
-    ))
+        })
+    };
+    let played = played
+        .await
+        .with_context(|| format!("match {} (seed {seed}) failed", index + 1))?;
+    Ok(outcome(&plan, &rules, job, &seats, played, started))
 }
 
 /// Waits for every task and returns the first one's result, or the first failure as soon as
 /// it happens: the tasks still running are then aborted (dropping the set aborts them).
 async fn first_of_all<T: 'static>(
-    mut tasks: tokio::task::JoinSet<Result<T, String>>,
-) -> Result<Option<T>, String> {
+    mut tasks: tokio::task::JoinSet<anyhow::Result<T>>,
+) -> anyhow::Result<Option<T>> {
     let mut first = None;
     while let Some(r) = tasks.join_next().await {
-        let r = r.map_err(|e| format!("a seat's task ended: {e}"))??;
+        let r = r.context("a seat's task ended")??;
         first.get_or_insert(r);
     }
     Ok(first)
@@ -383,8 +377,8 @@ pub async fn run_remote(
     plan: &Plan,
     parallel: usize,
     mut sink: impl FnMut(Outcome),
-) -> Result<(), String> {
-    let rules = Rules::new(&plan.spec).map_err(|e| e.to_string())?;
+) -> anyhow::Result<()> {
+    let rules = Rules::new(&plan.spec)?;
     let plan = Arc::new(plan.clone());
     let mut running = tokio::task::JoinSet::new();
     let mut next = 0;
@@ -394,7 +388,7 @@ pub async fn run_remote(
             next += 1;
         }
         match running.join_next().await {
-            Some(r) => sink(r.map_err(|e| e.to_string())??),
+            Some(r) => sink(r??),
             None => return Ok(()),
         }
     }
@@ -713,14 +707,17 @@ mod tests {
             let _ = never.await;
             Ok(0)
         });
-        tasks.spawn(async { Err("seat 1 (random): refused".to_string()) });
+        tasks.spawn(async { Err(anyhow::anyhow!("seat 1 (random): refused")) });
         let r = tokio::time::timeout(std::time::Duration::from_secs(10), first_of_all(tasks))
             .await
             .expect("no waiting for the seat that still plays");
-        assert_eq!(r, Err("seat 1 (random): refused".to_string()));
+        assert_eq!(
+            r.map_err(|e| e.to_string()).err().as_deref(),
+            Some("seat 1 (random): refused")
+        );
         let mut tasks = tokio::task::JoinSet::new();
         for k in 0..3 {
-            tasks.spawn(async move { Ok::<_, String>(k) });
+            tasks.spawn(async move { anyhow::Ok(k) });
         }
         assert!(matches!(first_of_all(tasks).await, Ok(Some(_))));
     }

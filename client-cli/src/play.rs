@@ -6,61 +6,24 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use anyhow::{Context, anyhow};
 use canasta_engine::bot::{self, Bot, GreedyBot};
 use canasta_engine::notation::{parse_action, to_notation};
 use canasta_engine::table::Table;
 use canasta_engine::{Action, RuleSpec, Rules};
 use canasta_proto::convert::rules_to_wire;
 use canasta_proto::v1;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 
 use crate::cli::{DemoArgs, PlayArgs, RuleArgs};
-use crate::remote::{self, Client, SeatClient, authed, status_text};
+use crate::local;
+use crate::remote::{self, Client, RemoteError, SeatClient, authed, status_text};
 use crate::render::{self, Style};
 
-/// A server running in this process, stopped when dropped.
-pub struct LocalServer {
-    /// Its address.
-    pub addr: String,
-    stop: Option<oneshot::Sender<()>>,
-}
-
-impl Drop for LocalServer {
-    fn drop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-    }
-}
-
-/// Starts an in-memory server on a free loopback port.
-pub async fn local_server() -> Result<LocalServer, String> {
-    let mut config = canasta_server::Config::for_tests();
-    config.heartbeat_secs = 15.0;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(|e| format!("cannot start a local server: {e}"))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| e.to_string())?
-        .to_string();
-    let (stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(async move {
-        let _ = canasta_server::run(config, listener, async {
-            let _ = stopped.await;
-        })
-        .await;
-    });
-    Ok(LocalServer {
-        addr,
-        stop: Some(stop),
-    })
-}
-
 /// A rule spec from the command line.
-pub fn spec(args: &RuleArgs) -> Result<RuleSpec, String> {
-    args.spec()
+pub fn spec(args: &RuleArgs) -> anyhow::Result<RuleSpec> {
+    args.spec().map_err(anyhow::Error::msg)
 }
 
 /// Creates a game on the server.
@@ -68,7 +31,7 @@ pub async fn create(
     client: &mut Client,
     spec: &RuleSpec,
     seed: Option<u64>,
-) -> Result<v1::GameSummary, String> {
+) -> anyhow::Result<v1::GameSummary> {
     client
         .create_game(v1::CreateGameRequest {
             rules: Some(rules_to_wire(spec)),
@@ -76,10 +39,10 @@ pub async fn create(
             ..Default::default()
         })
         .await
-        .map_err(|s| status_text(&s))?
+        .map_err(RemoteError::from)?
         .into_inner()
         .game
-        .ok_or_else(|| "the server answered no game".into())
+        .context("the server answered no game")
 }
 
 /// Built-in bots playing seats over the protocol, each in a task of its own; stopped when
@@ -118,8 +81,8 @@ impl Bots {
         seat: u32,
         name: String,
         seed: u64,
-    ) -> Result<(), String> {
-        let mut bot = bot::by_name(&name, seed).ok_or_else(|| {
+    ) -> anyhow::Result<()> {
+        let mut bot = bot::by_name(&name, seed).with_context(|| {
             format!(
                 "there is no bot {name:?}: the bots are {}",
                 bot::BOT_NAMES.join(", ")
@@ -170,17 +133,17 @@ impl Bots {
 
     /// Waits until every bot has played to the end of the match: the match's result, or why
     /// a bot stopped.
-    pub async fn finish(&mut self) -> Result<v1::MatchResult, String> {
+    pub async fn finish(&mut self) -> anyhow::Result<v1::MatchResult> {
         let mut result = None;
         for _ in 0..self.tasks.len() {
             tokio::select! {
                 r = self.ended.recv() => result = r,
                 why = self.failed.recv() => {
-                    return Err(why.unwrap_or_else(|| "a bot stopped".to_string()));
+                    return Err(anyhow!(why.unwrap_or_else(|| "a bot stopped".to_string())));
                 }
             }
         }
-        result.ok_or_else(|| "no bot played".to_string())
+        result.context("no bot played")
     }
 
     /// Stops the bots and gives up the seats they took, so that the game does not wait for
@@ -237,7 +200,7 @@ actions:  draw | take KS KH | take 2: | take KS KH; AS AH Jk | meld KS KH KD | m
 
 /// The seat token `play` comes back with, if any: `--token`, the `--token-file` when it
 /// exists, or `CANASTA_TOKEN` when a game is named with no seat. With where it came from.
-fn seat_token(args: &PlayArgs) -> Result<Option<(String, String)>, String> {
+fn seat_token(args: &PlayArgs) -> anyhow::Result<Option<(String, String)>> {
     if let Some(t) = &args.token {
         return Ok(Some((t.trim().to_string(), "--token".into())));
     }
@@ -245,16 +208,16 @@ fn seat_token(args: &PlayArgs) -> Result<Option<(String, String)>, String> {
         && path.exists()
     {
         if args.game.is_none() {
-            return Err(format!(
+            return Err(anyhow!(
                 "{} holds the token of a seat taken earlier: add --game GAME to come back to that seat, or remove the file to take a new seat",
                 path.display()
             ));
         }
         let token = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the token in {}: {e}", path.display()))?;
+            .with_context(|| format!("cannot read the token in {}", path.display()))?;
         let token = token.trim();
         if token.is_empty() {
-            return Err(format!(
+            return Err(anyhow!(
                 "{} holds no token: remove it to take a new seat",
                 path.display()
             ));
@@ -273,16 +236,16 @@ fn seat_token(args: &PlayArgs) -> Result<Option<(String, String)>, String> {
 }
 
 /// Writes a seat's token to a new file that only its owner may read.
-fn keep_token(path: &Path, token: &str) -> Result<(), String> {
+fn keep_token(path: &Path, token: &str) -> anyhow::Result<()> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     let mut file = options
         .open(path)
-        .map_err(|e| format!("cannot keep the token in {}: {e}", path.display()))?;
+        .with_context(|| format!("cannot keep the token in {}", path.display()))?;
     writeln!(file, "{token}")
-        .map_err(|e| format!("cannot keep the token in {}: {e}", path.display()))
+        .with_context(|| format!("cannot keep the token in {}", path.display()))
 }
 
 /// A word as a POSIX shell reads it, quoted if it needs to be.
@@ -364,7 +327,7 @@ async fn stop_playing(
     addr: &str,
     local: bool,
     stop: Stop,
-) -> Result<(), String> {
+) -> anyhow::Result<()> {
     if local {
         drop(bots);
         println!("goodbye: the server in this process stops, and the game with it");
@@ -391,7 +354,8 @@ async fn stop_playing(
                     &me.token,
                 ))
                 .await
-                .map_err(|s| format!("cannot give up your seat: {}", status_text(&s)))?;
+                .map_err(RemoteError::from)
+                .context("cannot give up your seat")?;
             println!(
                 "you left seat {} of game {game}: the seat is free for anyone to take (`canasta play --game {game} --seat {}`), and your token no longer plays it",
                 me.seat, me.seat
@@ -445,18 +409,18 @@ async fn stop_playing(
 }
 
 /// `canasta play`.
-pub async fn play(args: PlayArgs) -> Result<(), String> {
+pub async fn play(args: PlayArgs) -> anyhow::Result<()> {
     let style = Style::from_flag(args.color);
     let local = if args.local {
-        Some(local_server().await?)
+        Some(local::for_play().await?)
     } else {
         None
     };
     let addr = local
         .as_ref()
-        .map_or(args.server.server.clone(), |l| l.addr.clone());
+        .map_or(args.server.server.clone(), |l| l.addr().to_string());
     let token = seat_token(&args)?;
-    let mut client = remote::connect(&addr).await.map_err(|e| e.to_string())?;
+    let mut client = remote::connect(&addr).await?;
     let (game_id, created) = match &args.game {
         Some(id) => (id.clone(), false),
         None => {
@@ -474,17 +438,15 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
         Some((token, from)) => {
             let me = SeatClient::from_token(&mut client, &addr, &game_id, token)
                 .await
-                .map_err(|e| {
-                    format!("cannot come back to game {game_id} with the token of {from}: {e}")
+                .with_context(|| {
+                    format!("cannot come back to game {game_id} with the token of {from}")
                 })?;
             println!("you are back at seat {} of game {game_id}", me.seat);
             me
         }
         None => {
             let my_seat = args.seat.or(created.then_some(0));
-            let me = SeatClient::join(&mut client, &addr, &game_id, my_seat, &args.name)
-                .await
-                .map_err(|e| e.to_string())?;
+            let me = SeatClient::join(&mut client, &addr, &game_id, my_seat, &args.name).await?;
             println!("you are seat {} of game {game_id}", me.seat);
             if local.is_none() {
                 println!(
@@ -509,7 +471,7 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
         // The table as it is now, and the events from here on (the game so far is not told
         // again; the bots seated below join after it). On the seat's turn the prompt shows
         // the table.
-        let (view, seq, status) = me.view(&mut client).await.map_err(|e| e.to_string())?;
+        let (view, seq, status) = me.view(&mut client).await?;
         last = seq;
         match status {
             v1::GameStatus::Finished => {
@@ -518,7 +480,7 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
                         game_id: game_id.clone(),
                     })
                     .await
-                    .map_err(|s| status_text(&s))?
+                    .map_err(RemoteError::from)?
                     .into_inner();
                 let ended = v1::GameEvent {
                     seq,
@@ -548,7 +510,7 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
                 game_id: game_id.clone(),
             })
             .await
-            .map_err(|s| status_text(&s))?
+            .map_err(RemoteError::from)?
             .into_inner()
             .game
             .unwrap_or_default();
@@ -619,12 +581,12 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
                 &me.token,
             ))
             .await
-            .map_err(|s| status_text(&s))?
+            .map_err(RemoteError::from)?
             .into_inner();
         loop {
             let message = tokio::select! {
                 m = stream.next() => m,
-                why = bots.failure() => return Err(why),
+                why = bots.failure() => return Err(anyhow!(why)),
                 _ = interrupted.notified() => {
                     println!();
                     break 'session Stop::Quit;
@@ -693,7 +655,7 @@ pub async fn play(args: PlayArgs) -> Result<(), String> {
             }
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
-        client = remote::connect(&addr).await.map_err(|e| e.to_string())?;
+        client = remote::connect(&addr).await?;
     };
     stop_playing(
         &mut client,
@@ -727,8 +689,8 @@ async fn turn(
     show_table: bool,
     input: &mut mpsc::UnboundedReceiver<String>,
     interrupted: &tokio::sync::Notify,
-) -> Result<Turn, String> {
-    let (view, seq, _) = me.view(client).await.map_err(|e| e.to_string())?;
+) -> anyhow::Result<Turn> {
+    let (view, seq, _) = me.view(client).await?;
     let Some(legal) = view.legal() else {
         return Ok(Turn::MovedOn);
     };
@@ -860,17 +822,24 @@ fn yes(b: bool) -> &'static str {
 }
 
 /// `canasta demo`.
-pub async fn demo(args: DemoArgs) -> Result<(), String> {
+pub async fn demo(args: DemoArgs) -> anyhow::Result<()> {
     let style = Style::from_flag(args.color);
     let spec = spec(&args.rules)?;
-    let server = local_server().await?;
-    let mut client = remote::connect(&server.addr)
-        .await
-        .map_err(|e| e.to_string())?;
+    // The server outlives the bots and the stream (dropped last, it stops then).
+    let (_local, addr, where_) = match &args.server {
+        Some(addr) => (None, addr.clone(), format!("on the server at {addr}")),
+        None => {
+            let server = local::for_play().await?;
+            let addr = server.addr().to_string();
+            let where_ = format!("on a server in this process at {addr}");
+            (Some(server), addr, where_)
+        }
+    };
+    let mut client = remote::connect(&addr).await?;
     let game = create(&mut client, &spec, Some(args.seed)).await?;
     println!(
-        "a server runs in this process at {}; {} {} bots play game {} ({}, {} players)",
-        server.addr, spec.players, args.bot, game.game_id, spec.preset, spec.players
+        "{} {} bots play game {} ({}, {} players) {where_}",
+        spec.players, args.bot, game.game_id, spec.preset, spec.players
     );
     let mut stream = client
         .watch_game(v1::WatchGameRequest {
@@ -880,12 +849,12 @@ pub async fn demo(args: DemoArgs) -> Result<(), String> {
             include_view: false,
         })
         .await
-        .map_err(|s| status_text(&s))?
+        .map_err(RemoteError::from)?
         .into_inner();
     let mut bots = Bots::new();
     for s in 0..spec.players as u32 {
         bots.spawn(
-            server.addr.clone(),
+            addr.clone(),
             game.game_id.clone(),
             s,
             args.bot.clone(),
@@ -896,17 +865,16 @@ pub async fn demo(args: DemoArgs) -> Result<(), String> {
     let mut deals = 0;
     // The totals as the last deal shown left them: the bots play on while this prints, so the
     // server's scores would be ahead of what was shown.
-    let mut totals: Vec<i32> =
-        vec![0; Table::new(&Rules::new(&spec).map_err(|e| e.to_string())?).sides() as usize];
+    let mut totals: Vec<i32> = vec![0; Table::new(&Rules::new(&spec)?).sides() as usize];
     loop {
         let message = tokio::select! {
             m = stream.next() => m,
-            why = bots.failure() => return Err(why),
+            why = bots.failure() => return Err(anyhow!(why)),
         };
         let message = match message {
             Some(Ok(m)) => m,
-            Some(Err(s)) => return Err(format!("the game's stream failed: {}", status_text(&s))),
-            None => return Err("the server ended the game's stream early".into()),
+            Some(Err(s)) => return Err(anyhow!("the game's stream failed: {}", status_text(&s))),
+            None => return Err(anyhow!("the server ended the game's stream early")),
         };
         let Some(v1::watch_game_response::Kind::Event(e)) = message.kind else {
             continue;

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use anyhow::{Context, anyhow};
 use canasta_engine::notation::{card_ascii, parse_action, to_notation};
 use canasta_engine::score::{DealEnd, DealScore, SideScore};
 use canasta_engine::{Game, Preset, RuleSpec, Seat, Setup, parse_cards};
@@ -61,18 +62,16 @@ pub struct Record {
 
 impl Record {
     /// A record from the server's export.
-    pub fn from_wire(r: &v1::GameRecord) -> Result<Record, String> {
-        let spec = rules_from_wire(r.rules.as_ref().ok_or("the record has no rules")?)
-            .map_err(|e| e.to_string())?;
+    pub fn from_wire(r: &v1::GameRecord) -> anyhow::Result<Record> {
+        let spec = rules_from_wire(r.rules.as_ref().context("the record has no rules")?)?;
         let actions = r
             .actions
             .iter()
             .map(|a| {
-                let action = action_from_wire(a.action.as_ref().ok_or("an empty action")?)
-                    .map_err(|e| e.to_string())?;
+                let action = action_from_wire(a.action.as_ref().context("an empty action")?)?;
                 Ok((a.seat as u8, to_notation(&action)))
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<anyhow::Result<Vec<_>>>()?;
         let card_orders = r
             .card_orders
             .iter()
@@ -85,8 +84,7 @@ impl Record {
                         .join(" ")
                 })
             })
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())?;
+            .collect::<Result<Vec<_>, _>>()?;
         let result = r.result.clone().unwrap_or_default();
         Ok(Record {
             format: FORMAT.to_string(),
@@ -113,22 +111,22 @@ impl Record {
     }
 
     /// The setup and actions, for the engine.
-    pub fn to_engine(&self) -> Result<(Setup, Vec<(Seat, canasta_engine::Action)>), String> {
+    pub fn to_engine(&self) -> anyhow::Result<(Setup, Vec<(Seat, canasta_engine::Action)>)> {
         if self.format != FORMAT {
-            return Err(format!(
+            return Err(anyhow!(
                 "this file's format is {:?}, not {FORMAT}",
                 self.format
             ));
         }
-        let preset: Preset = self.rules.preset.parse().map_err(|e| format!("{e}"))?;
+        let preset: Preset = self.rules.preset.parse()?;
         let mut spec = RuleSpec::new(preset, self.rules.players);
         for (k, v) in &self.rules.options {
-            spec.options.set(k, v).map_err(|e| e.to_string())?;
+            spec.options.set(k, v)?;
         }
         let card_orders = self
             .card_orders
             .iter()
-            .map(|o| parse_cards(o).map_err(|e| e.to_string()))
+            .map(|o| parse_cards(o))
             .collect::<Result<Vec<_>, _>>()?;
         let setup = Setup {
             rules: spec,
@@ -144,16 +142,16 @@ impl Record {
             .map(|(i, (seat, text))| {
                 parse_action(text)
                     .map(|a| (Seat(*seat), a))
-                    .map_err(|e| format!("action {i} ({text:?}): {e}"))
+                    .with_context(|| format!("action {i} ({text:?})"))
             })
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<anyhow::Result<Vec<_>>>()?;
         Ok((setup, actions))
     }
 
     /// Replays the record in the engine.
-    pub fn replay(&self) -> Result<Game, String> {
+    pub fn replay(&self) -> anyhow::Result<Game> {
         let (setup, actions) = self.to_engine()?;
-        Game::replay(&setup, &actions).map_err(|e| e.to_string())
+        Ok(Game::replay(&setup, &actions)?)
     }
 }
 

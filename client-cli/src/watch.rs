@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use anyhow::Context;
 use canasta_proto::convert::view_from_wire;
 use canasta_proto::v1;
 use canasta_proto::v1::game_event::Kind;
@@ -13,7 +14,7 @@ use tonic::Request;
 
 use crate::cli::{Color, WatchArgs};
 use crate::lobby::{result_json, status_name};
-use crate::remote::{self, Link, RATE_LIMIT_ATTEMPTS, authed, limited, status_text};
+use crate::remote::{self, Link, RATE_LIMIT_ATTEMPTS, RemoteError, authed, limited, status_text};
 use crate::render::{self, Style};
 
 /// A request carrying the token, if the watcher has one.
@@ -114,10 +115,10 @@ impl Shower {
 }
 
 /// `canasta watch`.
-pub async fn watch(args: WatchArgs) -> Result<(), String> {
+pub async fn watch(args: WatchArgs) -> anyhow::Result<()> {
     let addr = args.server.server.clone();
     let token = args.token.as_deref().map(str::trim);
-    let mut client = remote::connect(&addr).await.map_err(|e| e.to_string())?;
+    let mut client = remote::connect(&addr).await?;
     let game = limited!(
         client
             .get_game(v1::GetGameRequest {
@@ -125,10 +126,10 @@ pub async fn watch(args: WatchArgs) -> Result<(), String> {
             })
             .await
     )
-    .map_err(|s| status_text(&s))?
+    .map_err(RemoteError::from)?
     .into_inner()
     .game
-    .ok_or("the server answered no game")?;
+    .context("the server answered no game")?;
     let mut shower = Shower {
         style: Style::from_flag(args.color),
         json: args.json,
@@ -147,9 +148,9 @@ pub async fn watch(args: WatchArgs) -> Result<(), String> {
             include_actions: false,
         };
         let response = limited!(client.get_view(request(wanted.clone(), token)).await)
-            .map_err(|s| status_text(&s))?
+            .map_err(RemoteError::from)?
             .into_inner();
-        let wire = response.view.ok_or("the server answered no view")?;
+        let wire = response.view.context("the server answered no view")?;
         if !args.json {
             let who = match wire.viewer_seat {
                 Some(s) => format!("as seat {s}"),
@@ -167,8 +168,8 @@ pub async fn watch(args: WatchArgs) -> Result<(), String> {
                     game.seats.len()
                 );
             } else {
-                let rules = remote::rules_of(&game).map_err(|e| e.to_string())?;
-                let view = view_from_wire(&wire, rules).map_err(|e| e.to_string())?;
+                let rules = remote::rules_of(&game)?;
+                let view = view_from_wire(&wire, rules)?;
                 print!("{}", render::table(&shower.style, &view, &shower.names));
             }
         }
@@ -191,7 +192,7 @@ pub async fn watch(args: WatchArgs) -> Result<(), String> {
                     continue;
                 }
                 _ if remote::transient(&s) => status_text(&s),
-                _ => return Err(status_text(&s)),
+                _ => return Err(RemoteError::from(s).into()),
             },
             Ok(response) => {
                 link.opened();
@@ -216,9 +217,7 @@ pub async fn watch(args: WatchArgs) -> Result<(), String> {
                 }
             }
         };
-        link.reconnect(&mut client, &addr, patience, &why)
-            .await
-            .map_err(|e| e.to_string())?;
+        link.reconnect(&mut client, &addr, patience, &why).await?;
     }
 }
 

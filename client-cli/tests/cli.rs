@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
-use clap::Parser;
-
 use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
+use canasta_server::{Config, Storage};
+use canasta_tests::test_config;
 use tokio_stream::StreamExt;
 
 const BIN: &str = env!("CARGO_BIN_EXE_canasta");
@@ -30,14 +30,13 @@ fn stderr(o: &std::process::Output) -> String {
 
 /// A server in this process on a free loopback port; stopped when the runtime ends.
 fn server(rt: &tokio::runtime::Runtime) -> String {
-    server_with(rt, canasta_server::Config::for_tests())
+    server_with(rt, test_config().build().unwrap())
 }
 
-/// A server with this configuration (its address is replaced by a free loopback port).
-fn server_with(rt: &tokio::runtime::Runtime, mut config: canasta_server::Config) -> String {
-    config.listen = "127.0.0.1:0".parse().unwrap();
+/// A server with this configuration, on a free loopback port.
+fn server_with(rt: &tokio::runtime::Runtime, config: Config) -> String {
     rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind(config.listen).await.unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap().to_string();
         tokio::spawn(canasta_server::run(
             config,
@@ -48,10 +47,9 @@ fn server_with(rt: &tokio::runtime::Runtime, mut config: canasta_server::Config)
     })
 }
 
-/// The server's configuration as its flags would give it, in memory: the production limits.
-fn config(flags: &[&str]) -> canasta_server::Config {
-    let args = ["canasta-server", "--memory"].iter().chain(flags);
-    canasta_server::Config::try_parse_from(args).unwrap()
+/// The server's production configuration (its limits), in memory.
+fn production() -> canasta_server::ConfigBuilder {
+    Config::builder().storage(Storage::Memory)
 }
 
 /// Waits for a child to exit: for the end of its piped output (each pipe read to its end on
@@ -671,7 +669,7 @@ fn the_documented_json_outputs_have_the_shape_of_the_real_ones() {
 #[test]
 fn match_against_a_server_with_the_default_limits_finishes() {
     let rt = runtime();
-    let addr = server_with(&rt, config(&[]));
+    let addr = server_with(&rt, production().build().unwrap());
     let child = spawn(&[
         "match",
         "--server",
@@ -695,7 +693,7 @@ fn match_against_a_server_with_the_default_limits_finishes() {
 #[test]
 fn bots_wait_out_the_request_rate() {
     let rt = runtime();
-    let addr = server_with(&rt, config(&["--requests-per-second", "20"]));
+    let addr = server_with(&rt, production().requests_per_second(20.0).build().unwrap());
     let child = spawn(&[
         "match",
         "--server",
@@ -918,12 +916,16 @@ fn bots_play_a_game_to_the_end_with_unary_calls_then_export_and_replay_agree() {
 /// take it in between, which a test would report as a failed scrape.)
 fn server_with_metrics(
     rt: &tokio::runtime::Runtime,
-    mut config: canasta_server::Config,
+    config: Config,
 ) -> (String, std::net::SocketAddr) {
     let metrics = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free loopback port");
-    config.metrics_listen = Some(metrics);
+    let config = config
+        .to_builder()
+        .metrics_listen(Some(metrics))
+        .build()
+        .unwrap();
     (server_with(rt, config), metrics)
 }
 
@@ -946,8 +948,7 @@ fn refusals(metrics: std::net::SocketAddr, code: &str, reason: &str) -> u64 {
 /// server asks, send again, and finish with the server's result.
 fn bots_wait_out_the_rate_of_their_token(flags: &[&str]) {
     let rt = runtime();
-    let mut config = canasta_server::Config::for_tests();
-    config.requests_per_second = 10.0;
+    let config = test_config().requests_per_second(10.0).build().unwrap();
     let (addr, metrics) = server_with_metrics(&rt, config);
     // One deal: about fifty actions a seat.
     let game = create_game(&rt, &addr, 2, &[("target_score", "500")], 4);
@@ -979,8 +980,7 @@ fn bots_with_unary_calls_wait_out_the_rate_of_their_token() {
 #[test]
 fn a_bot_started_with_a_busy_token_waits_for_its_rate() {
     let rt = runtime();
-    let mut config = canasta_server::Config::for_tests();
-    config.requests_per_second = 10.0;
+    let config = test_config().requests_per_second(10.0).build().unwrap();
     let addr = server_with(&rt, config);
     let game = create_game(&rt, &addr, 2, &[("target_score", "500")], 4);
     let token = rt.block_on(async {
@@ -1026,7 +1026,7 @@ fn a_bot_started_with_a_busy_token_waits_for_its_rate() {
 #[test]
 fn a_bot_refused_because_the_game_moved_on_plays_on() {
     let rt = runtime();
-    let (addr, metrics) = server_with_metrics(&rt, canasta_server::Config::for_tests());
+    let (addr, metrics) = server_with_metrics(&rt, test_config().build().unwrap());
     let game = create_game(&rt, &addr, 2, &[("target_score", "500")], 4);
     let token = rt.block_on(async {
         let mut client = CanastaServiceClient::connect(format!("http://{addr}"))

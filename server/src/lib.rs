@@ -3,7 +3,9 @@
 //!
 //! # Layout
 //!
-//! - [`config`]: flags and environment variables.
+//! - [`config`]: the configuration, a plain value with a builder ([`Config::builder`]); the
+//!   `canasta-server` binary parses its flags and environment variables into it.
+//! - [`local`]: a server in this process on a free loopback port ([`LocalServer`]).
 //! - [`service`]: the gRPC service: one function per method, behind one layer that every call
 //!   passes through (admission: tokens and request rates; metrics; a tracing span per call);
 //!   the streams WatchGame and Play leave running.
@@ -20,15 +22,23 @@
 //! - [`auth`], [`ratelimit`], [`message_limit`], [`errors`], [`connections`], [`names`]: one
 //!   concern each.
 //!
-//! [`run`] serves on a listener the caller binds, so tests bind `127.0.0.1:0`; [`open_store`]
-//! and [`serve`] are its two halves, for a caller that must know the database is open before
-//! it says it serves (the binary), or that holds the store's fault switch (tests).
+//! [`LocalServer::start`] serves on `127.0.0.1:0` and says where; [`run`] serves on a listener
+//! the caller binds; [`open_store`] and [`serve`] are its two halves, for a caller that must
+//! know the database is open before it says it serves (the binary), or that holds the store's
+//! fault switch (tests).
+//!
+//! # Features
+//!
+//! `cli` (on by default) builds the `canasta-server` binary and its dependencies (clap, the
+//! log's formatter, the allocator); the library needs none of them: a program that embeds the
+//! server may depend on this crate with `default-features = false`.
 
 pub mod actor;
 pub mod auth;
 pub mod config;
 pub mod connections;
 pub mod errors;
+pub mod local;
 pub mod message_limit;
 pub mod metrics;
 pub mod names;
@@ -48,7 +58,8 @@ use canasta_proto::v1::canasta_service_server::CanastaServiceServer;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
-pub use config::Config;
+pub use config::{Config, ConfigBuilder, ConfigError, Storage, Tls};
+pub use local::LocalServer;
 
 use crate::connections::{Conn, OpenConnections};
 use crate::message_limit::MessageLimit;
@@ -90,7 +101,7 @@ fn incoming(
     let state = Accepting {
         listener,
         open,
-        limit: connection_limit(config.max_connections, descriptor_limit()),
+        limit: connection_limit(config.max_connections(), descriptor_limit()),
         handshake: config.handshake_timeout(),
         failures: Throttled::default(),
         refusals: Throttled::default(),
@@ -270,39 +281,32 @@ impl Throttled {
     }
 }
 
-/// The TLS settings of `--tls-cert` and `--tls-key`: none if neither is set, an error if only
-/// one is, or if a file cannot be read.
+/// The TLS settings of [`Config::tls`]: none for plaintext, an error if a file cannot be read.
 pub fn tls_config(
     config: &Config,
 ) -> Result<Option<tonic::transport::ServerTlsConfig>, Box<dyn std::error::Error + Send + Sync>> {
-    let (cert, key) = match (&config.tls_cert, &config.tls_key) {
-        (None, None) => return Ok(None),
-        (Some(c), Some(k)) => (c, k),
-        _ => {
-            return Err(
-                "TLS needs both --tls-cert and --tls-key (PEM files); give both, or neither for plaintext"
-                    .into(),
-            );
-        }
+    let Some(tls) = config.tls() else {
+        return Ok(None);
     };
     let read = |what: &str, path: &std::path::Path| {
         std::fs::read(path)
             .map_err(|e| format!("cannot read the TLS {what} {}: {e}", path.display()))
     };
-    let identity =
-        tonic::transport::Identity::from_pem(read("certificate", cert)?, read("key", key)?);
+    let identity = tonic::transport::Identity::from_pem(
+        read("certificate", &tls.cert)?,
+        read("key", &tls.key)?,
+    );
     Ok(Some(
         tonic::transport::ServerTlsConfig::new().identity(identity),
     ))
 }
 
-/// Opens the storage `config` asks for: the SQLite database at `--db` (created if missing)
-/// with every game it holds, or nothing with `--memory`.
+/// Opens the storage `config` asks for: the SQLite database (created if missing) with every
+/// game it holds, or nothing in memory.
 pub fn open_store(config: &Config) -> Result<(Store, Loaded), StoreError> {
-    if config.memory {
-        Ok((Store::memory(), Loaded::default()))
-    } else {
-        Store::open(&config.db, config.sync_full)
+    match config.storage() {
+        Storage::Memory => Ok((Store::memory(), Loaded::default())),
+        Storage::Sqlite { path, sync_full } => Store::open(path, *sync_full),
     }
 }
 
@@ -342,11 +346,11 @@ pub async fn serve(
     if registry.damaged() > 0 {
         tracing::error!(
             games = registry.damaged(),
-            db = %config.db.display(),
+            db = %config.storage(),
             "stored games not served: their logs are damaged (see the errors above)"
         );
     }
-    if let Some(addr) = config.metrics_listen {
+    if let Some(addr) = config.metrics_listen() {
         let metrics_listener = metrics::bind(addr).await?;
         tracing::info!(addr = %metrics_listener.local_addr()?, "serving metrics");
         tokio::spawn(metrics::serve(metrics_listener, metrics.clone()));
@@ -384,8 +388,8 @@ pub async fn serve(
     // The transport refuses a request over the limit from its frame header, before reading
     // its body; MessageLimit gives that refusal the service's reason.
     let canasta = MessageLimit::new(
-        CanastaServiceServer::new(service).max_decoding_message_size(config.max_message_bytes),
-        config.max_message_bytes,
+        CanastaServiceServer::new(service).max_decoding_message_size(config.max_message_bytes()),
+        config.max_message_bytes(),
         metrics,
     );
     let open = OpenConnections::default();

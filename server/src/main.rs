@@ -1,12 +1,16 @@
 //! `canasta-server`: serves canasta.v1 on `--listen` with SQLite storage (`--db`).
 
+mod flags;
+
 use std::io::IsTerminal;
+use std::net::SocketAddr;
 use std::process::ExitCode;
 
-use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
 use canasta_server::Config;
+
+use crate::flags::Flags;
 
 // Every request and stream message allocates small buffers on the runtime's worker threads:
 // mimalloc's thread-local heaps serve them with less work and contention than glibc's malloc.
@@ -14,9 +18,10 @@ use canasta_server::Config;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let config = Config::parse();
+    // Bad flags exit with clap's message and code 2, before anything starts.
+    let (flags, config) = Flags::parse_config();
     match canasta_server::runtime() {
-        Ok(runtime) => runtime.block_on(serve(config)),
+        Ok(runtime) => runtime.block_on(serve(flags, config)),
         Err(e) => {
             eprintln!("canasta-server: cannot start: {e}");
             ExitCode::FAILURE
@@ -25,7 +30,7 @@ fn main() -> ExitCode {
 }
 
 /// Opens the storage, binds the listener and serves until SIGINT or SIGTERM.
-async fn serve(config: Config) -> ExitCode {
+async fn serve(flags: Flags, config: Config) -> ExitCode {
     // Logs go to stderr: stdout carries only the `listening on` line that scripts read.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -40,11 +45,10 @@ async fn serve(config: Config) -> ExitCode {
              token only; set CANASTA_MAX_SPECTATORS_PER_GAME to limit spectators per game"
         );
     }
-    let db = if config.memory {
-        "memory".to_string()
-    } else {
-        config.db.display().to_string()
-    };
+    if flags.memory && flags.sync_full {
+        tracing::warn!("--sync-full does nothing with --memory: nothing is written to a disk");
+    }
+    let db = config.storage().to_string();
     let (store, loaded) = match canasta_server::open_store(&config) {
         Ok(opened) => opened,
         Err(e) => {
@@ -62,10 +66,11 @@ async fn serve(config: Config) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let listener = match tokio::net::TcpListener::bind(config.listen).await {
+    let listen: SocketAddr = flags.listen;
+    let listener = match tokio::net::TcpListener::bind(listen).await {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("canasta-server: cannot listen on {}: {e}", config.listen);
+            eprintln!("canasta-server: cannot listen on {listen}: {e}");
             return ExitCode::FAILURE;
         }
     };

@@ -146,7 +146,7 @@ impl Registry {
             statuses: Arc::default(),
             rebuilds: Rebuilds::new(),
             damaged: RwLock::new(HashMap::new()),
-            slots: GameSlots::new(config.max_games),
+            slots: GameSlots::new(config.max_games()),
             store,
             config,
             metrics,
@@ -193,7 +193,7 @@ impl Registry {
                 Err(e) => {
                     tracing::error!(
                         game = %id,
-                        db = %self.config.db.display(),
+                        db = %self.config.storage(),
                         error = %e.message,
                         "a stored game does not replay: it is not served (clients get BAD_LOG) \
                          until the database is repaired or the game removed"
@@ -226,7 +226,7 @@ impl Registry {
                 Reason::TooManyGames,
                 format!(
                     "the server holds {} unfinished games, its limit: retry later, when games have finished",
-                    self.config.max_games
+                    self.config.max_games()
                 ),
                 Duration::from_secs(30),
             )
@@ -472,8 +472,11 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_list_of_one_status_visits_only_its_games_and_pages_as_before() {
         // The finished games forfeit on a budget of 1 ms: the floor is lowered to allow it.
-        let mut config = Config::for_tests();
-        config.min_move_budget_ms = 1;
+        let config = Config::for_tests()
+            .to_builder()
+            .min_move_budget(Duration::from_millis(1))
+            .build()
+            .unwrap();
         let registry = Registry::new(Store::memory(), Arc::new(config), Metrics::new());
         let mut ids = Vec::new();
         for n in 0..300 {

@@ -18,8 +18,8 @@ use std::time::Duration;
 
 use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
-use canasta_server::Config;
 use canasta_server::store::{Loaded, Store};
+use canasta_server::{Config, ConfigBuilder, Storage};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_stream::StreamExt;
@@ -82,7 +82,7 @@ impl Drop for OwnRuntime {
 impl TestServer {
     /// Starts an in-memory server.
     pub async fn start() -> TestServer {
-        TestServer::with_config(Config::for_tests()).await
+        TestServer::with_config(test_config().build().expect("a valid configuration")).await
     }
 
     /// Starts a server with SQLite storage at `db`.
@@ -98,9 +98,8 @@ impl TestServer {
 
     /// Starts a server on storage the test opened (and whose write faults it may turn on:
     /// [`Store::write_faults`]), serving the games `loaded` from it.
-    pub async fn with_store(mut config: Config, store: Store, loaded: Loaded) -> TestServer {
-        config.listen = "127.0.0.1:0".parse().expect("an address");
-        let listener = tokio::net::TcpListener::bind(config.listen)
+    pub async fn with_store(config: Config, store: Store, loaded: Loaded) -> TestServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("a free loopback port");
         let addr = listener.local_addr().expect("bound");
@@ -120,12 +119,11 @@ impl TestServer {
     /// blocking task that holds off tokio's auto-advance of a paused clock: on a paused
     /// runtime, the clock moves only when the test moves it.
     pub async fn on_own_runtime(
-        mut config: Config,
+        config: Config,
         store: Store,
         loaded: Loaded,
         runtime: tokio::runtime::Runtime,
     ) -> TestServer {
-        config.listen = "127.0.0.1:0".parse().expect("an address");
         let handle = runtime.handle().clone();
         let (hold, held) = std::sync::mpsc::channel::<()>();
         handle.spawn_blocking(move || {
@@ -141,7 +139,7 @@ impl TestServer {
             })
             .expect("the server's thread");
         // Bound here, registered with the server's runtime there.
-        let listener = std::net::TcpListener::bind(config.listen).expect("a free loopback port");
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
         listener
             .set_nonblocking(true)
             .expect("a non-blocking socket");
@@ -227,12 +225,26 @@ impl TestServer {
     }
 }
 
+/// The configuration of the tests' servers, to build (after changing what a test changes):
+/// in memory. Every test client comes from 127.0.0.1, so the per-address limits are raised out
+/// of reach (a test of a limit lowers it), and so is the number of streams a token may open
+/// (a test of streams opens many). The shortest move budget is 100 ms, so that the tests that
+/// wait for a time-out on a real clock wait less. Everything else is the production default.
+pub fn test_config() -> ConfigBuilder {
+    Config::builder()
+        .storage(Storage::Memory)
+        .address_requests_per_second(1_000_000.0)
+        .max_watchers_per_address(100_000)
+        .max_watchers_per_token(1000)
+        .min_move_budget(Duration::from_millis(100))
+}
+
 /// The configuration of a server storing in SQLite at `db`.
 pub fn db_config(db: &Path) -> Config {
-    let mut config = Config::for_tests();
-    config.memory = false;
-    config.db = db.to_path_buf();
-    config
+    test_config()
+        .storage(Storage::sqlite(db))
+        .build()
+        .expect("a valid configuration")
 }
 
 /// Serves until `stopped` completes (or its sender is dropped).

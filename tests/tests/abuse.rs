@@ -29,7 +29,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use canasta_proto::v1;
-use canasta_server::Config;
 use canasta_tests::play::{PlayCall, silent_play, watch as watch_play};
 use canasta_tests::*;
 use clock::*;
@@ -331,12 +330,14 @@ async fn a_flooding_token_is_refused_and_another_game_keeps_going() {
     let long_secs: Option<u64> = std::env::var("CANASTA_ABUSE_SECS")
         .ok()
         .and_then(|s| s.parse().ok());
-    let mut config = Config::for_tests();
-    // A bot at BOT_PACE makes two requests per action, at most 200 a second: below 300.
-    config.requests_per_second = TOKEN_RATE;
-    // The address of every client here: the bots make their games before the flood (with
-    // room for them in the burst), and the made-up tokens' flood must outrun it.
-    config.address_requests_per_second = ADDRESS_RATE;
+    let config = test_config()
+        // A bot at BOT_PACE makes two requests per action, at most 200 a second: below 300.
+        .requests_per_second(TOKEN_RATE)
+        // The address of every client here: the bots make their games before the flood (with
+        // room for them in the burst), and the made-up tokens' flood must outrun it.
+        .address_requests_per_second(ADDRESS_RATE)
+        .build()
+        .unwrap();
     let (server, pace) = match long_secs {
         None => (paused(config).await, Duration::ZERO),
         Some(_) => (TestServer::with_config(config).await, BOT_PACE),
@@ -521,12 +522,14 @@ async fn bytes_until_closed(mut stream: tokio::net::TcpStream) -> usize {
 #[tokio::test]
 async fn silent_calls_and_connections_are_bounded_and_another_game_keeps_going() {
     let deadline = Duration::from_millis(300);
-    let mut config = Config::for_tests();
-    config.requests_per_second = TOKEN_RATE;
-    config.max_connections = SILENT_MAX_CONNECTIONS;
-    config.handshake_timeout_secs = deadline.as_secs_f64();
-    config.play_open_timeout_secs = deadline.as_secs_f64();
-    config.max_watchers_per_token = 2;
+    let config = test_config()
+        .requests_per_second(TOKEN_RATE)
+        .max_connections(SILENT_MAX_CONNECTIONS)
+        .handshake_timeout(deadline)
+        .play_open_timeout(deadline)
+        .max_watchers_per_token(2)
+        .build()
+        .unwrap();
     let server = paused(config).await;
     let mut client = server.client().await;
 
@@ -653,8 +656,7 @@ async fn silent_calls_and_connections_are_bounded_and_another_game_keeps_going()
 // millisecond before. On a paused server clock: nothing comes back until the test moves it.
 #[tokio::test]
 async fn a_refused_action_is_not_applied_and_passes_after_the_delay() {
-    let mut config = Config::for_tests();
-    config.requests_per_second = 1.0;
+    let config = test_config().requests_per_second(1.0).build().unwrap();
     let server = paused(config).await;
     let mut client = server.client().await;
     let (game, tokens) = started_game(&mut client, 41).await;
@@ -739,8 +741,7 @@ async fn watch(
 
 #[tokio::test]
 async fn a_token_holds_at_most_its_watch_streams() {
-    let mut config = Config::for_tests();
-    config.max_watchers_per_token = 3;
+    let config = test_config().max_watchers_per_token(3).build().unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     let (game, tokens) = started_game(&mut client, 51).await;
@@ -793,8 +794,7 @@ async fn a_token_holds_at_most_its_watch_streams() {
 
 #[tokio::test]
 async fn spectators_of_one_address_are_limited() {
-    let mut config = Config::for_tests();
-    config.max_watchers_per_address = 4;
+    let config = test_config().max_watchers_per_address(4).build().unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     let (game_a, tokens) = started_game(&mut client, 61).await;
@@ -830,8 +830,10 @@ async fn spectators_of_one_address_are_limited() {
 // a paused server clock nothing comes back meanwhile: the counts are exact.
 #[tokio::test]
 async fn calls_without_a_token_are_limited_per_address() {
-    let mut config = Config::for_tests();
-    config.address_requests_per_second = 3.0;
+    let config = test_config()
+        .address_requests_per_second(3.0)
+        .build()
+        .unwrap();
     let server = paused(config).await;
     let mut client = server.client().await;
     // Create and two joins: 3 calls (the seats' views are their tokens').
@@ -1066,8 +1068,11 @@ async fn calls_from_no_seat_of_the_game_they_name_are_charged_to_the_address() {
         server.stop().await;
         (game, seats, other_seats, waiting)
     };
-    let mut config = db_config(&db);
-    config.address_requests_per_second = 0.001;
+    let config = db_config(&db)
+        .to_builder()
+        .address_requests_per_second(0.001)
+        .build()
+        .unwrap();
     let server = paused(config).await;
     let mut client = server.client().await;
 
@@ -1167,8 +1172,8 @@ async fn to_next_time_out(
 // it on a budget at a time, each move a time-out in every game still going.
 #[tokio::test]
 async fn games_nobody_plays_under_a_time_control_end_and_another_game_keeps_going() {
-    let config = Config::for_tests();
-    let floor = config.min_move_budget_ms;
+    let config = test_config().build().unwrap();
+    let floor = config.move_budgets().start().as_millis() as u64;
     let server = paused(config).await;
     let mut client = server.client().await;
     let timed = |budget: u64, seed: u64| v1::CreateGameRequest {

@@ -120,8 +120,10 @@ impl World {
     async fn new() -> World {
         // The table sends many requests with one token in a moment: lift the rate limit, which
         // is not under test here.
-        let mut config = canasta_server::Config::for_tests();
-        config.requests_per_second = 1_000_000.0;
+        let config = test_config()
+            .requests_per_second(1_000_000.0)
+            .build()
+            .unwrap();
         let server = TestServer::with_config(config).await;
         let mut client = server.client().await;
         let rules = rules(v1::Preset::Official, 2, &[]);

@@ -16,7 +16,6 @@ use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
 use canasta_proto::v1::game_event::Kind as Ev;
 use canasta_proto::v1::watch_game_response::Kind as Msg;
-use canasta_server::Config;
 use canasta_tests::*;
 use clock::*;
 
@@ -186,8 +185,7 @@ async fn bots_that_drop_connections_and_resubmit_never_corrupt_or_stall_a_game()
     let seed: u64 = rand::random();
     eprintln!("seed {seed}");
     let mut rng = Xoshiro256::seed_from_u64(seed);
-    let mut config = Config::for_tests();
-    config.requests_per_second = 1e9;
+    let config = test_config().requests_per_second(1e9).build().unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     let mut games = Vec::new();
@@ -269,9 +267,11 @@ async fn bots_that_drop_connections_and_resubmit_never_corrupt_or_stall_a_game()
 // seq delivers the rest exactly, up to MatchEnded.
 #[tokio::test]
 async fn watchers_that_never_read_neither_stall_a_game_nor_lose_events() {
-    let mut config = Config::for_tests();
-    config.watch_buffer = 16;
-    config.requests_per_second = 1e9;
+    let config = test_config()
+        .watch_buffer(16)
+        .requests_per_second(1e9)
+        .build()
+        .unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     let mut games = Vec::new();
@@ -422,8 +422,7 @@ fn closed(stream: &tokio::net::TcpStream) -> bool {
 async fn connections_that_never_speak_are_closed_at_the_handshake_deadline() {
     use tokio::io::AsyncWriteExt;
     let deadline = Duration::from_millis(200);
-    let mut config = Config::for_tests();
-    config.handshake_timeout_secs = deadline.as_secs_f64();
+    let config = test_config().handshake_timeout(deadline).build().unwrap();
     let server = paused(config).await;
     let mut client = server.client().await;
     create(&mut client, 2, 1).await;
@@ -467,8 +466,7 @@ async fn connections_that_never_speak_are_closed_at_the_handshake_deadline() {
 #[tokio::test]
 async fn connections_beyond_the_limit_are_closed_and_the_others_served() {
     use tokio::io::AsyncWriteExt;
-    let mut config = Config::for_tests();
-    config.max_connections = 3;
+    let config = test_config().max_connections(3).build().unwrap();
     let server = TestServer::with_config(config).await;
     let mut clients = Vec::new();
     for seed in 0..2 {

@@ -16,7 +16,7 @@ use canasta_proto::v1;
 use canasta_proto::v1::game_event::Kind as Ev;
 use canasta_proto::v1::play_response::Kind as Play;
 use canasta_proto::v1::watch_game_response::Kind as Msg;
-use canasta_server::Config;
+use canasta_server::Storage;
 use canasta_tests::replica::*;
 use canasta_tests::*;
 use clock::*;
@@ -73,13 +73,11 @@ fn short_match(seed: u64) -> v1::CreateGameRequest {
 /// SQLite storage at `db` if given. Its clock is paused: a move budget runs out when the test
 /// moves the clock on, never while the seats are playing.
 async fn server(db: Option<&std::path::Path>) -> TestServer {
-    let mut config = Config::for_tests();
-    config.requests_per_second = 100_000.0;
+    let mut config = test_config().requests_per_second(100_000.0);
     if let Some(db) = db {
-        config.memory = false;
-        config.db = db.to_path_buf();
+        config = config.storage(Storage::sqlite(db));
     }
-    paused(config).await
+    paused(config.build().unwrap()).await
 }
 
 async fn watch(

@@ -33,7 +33,6 @@ use canasta_proto::convert::{
 use canasta_proto::v1;
 use canasta_proto::v1::game_event::Kind as Ev;
 use canasta_proto::v1::watch_game_response::Kind as Msg;
-use canasta_server::Config;
 use canasta_tests::replica::{LogItem, joined_log};
 use canasta_tests::*;
 use tokio_stream::StreamExt;
@@ -1096,8 +1095,7 @@ async fn play_and_check(tables: &[Table]) -> Tally {
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(rand::random);
     eprintln!("CANASTA_LEAK_SEED={seed}");
-    let mut config = Config::for_tests();
-    config.requests_per_second = 1e9;
+    let config = test_config().requests_per_second(1e9).build().unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     let mut tally = Tally::default();

@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use canasta_server::Config;
 use canasta_tests::*;
 use serde_json::{Value, json};
 
@@ -170,9 +169,11 @@ fn assert_refused(report: &Value, code: tonic::Code, reason: &str) {
 // the retry delay (metadata and RetryInfo agreeing).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_node_client_reads_the_reasons_from_the_metadata_and_the_details() {
-    let mut config = Config::for_tests();
-    // One request in a burst per token, then one every 100 s.
-    config.requests_per_second = 0.01;
+    let config = test_config()
+        // One request in a burst per token, then one every 100 s.
+        .requests_per_second(0.01)
+        .build()
+        .unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     let game = create(&mut client, 4, 11).await;

@@ -685,8 +685,7 @@ async fn check_match(
 /// A server for a whole match, on a paused clock: no move budget runs out, and no request
 /// budget refills, however long the bots take (the token rate is set high enough for a match).
 async fn match_server() -> TestServer {
-    let mut config = canasta_server::Config::for_tests();
-    config.requests_per_second = 1e6;
+    let config = test_config().requests_per_second(1e6).build().unwrap();
     paused(config).await
 }
 
@@ -846,8 +845,7 @@ async fn the_python_bot_plays_on_with_its_token_after_a_restart() {
 async fn the_python_bot_reads_the_reasons_of_the_servers_errors() {
     let env = python_env();
     let server = TestServer::start().await;
-    let mut config = canasta_server::Config::for_tests();
-    config.requests_per_second = 10.0;
+    let config = test_config().requests_per_second(10.0).build().unwrap();
     let limited = TestServer::with_config(config).await;
     let (bot_dir, addr, limited_addr) = (bot_dir(), server.addr, limited.addr);
     let out = tokio::task::spawn_blocking(move || {

@@ -17,7 +17,6 @@ use std::path::Path;
 use canasta_proto::Reason;
 use canasta_proto::reason::reason_of;
 use canasta_proto::v1;
-use canasta_server::Config;
 use canasta_tests::*;
 use prost::Message;
 use prost_reflect::prost_types::FileDescriptorProto;
@@ -197,11 +196,13 @@ async fn every_refusal_carries_its_reason_as_plain_metadata() {
 #[tokio::test]
 async fn limits_carry_their_reason_and_retry_delay_as_plain_metadata() {
     use tonic_types::StatusExt;
-    let mut config = Config::for_tests();
-    // One request in a burst, then one every 100 s: the second is refused, whatever the
-    // machine's speed.
-    config.requests_per_second = 0.01;
-    config.max_message_bytes = 4096;
+    let config = test_config()
+        // One request in a burst, then one every 100 s: the second is refused, whatever the
+        // machine's speed.
+        .requests_per_second(0.01)
+        .max_message_bytes(4096)
+        .build()
+        .unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     let (id, tokens, _, _) = started(&mut client, 8).await;
@@ -364,8 +365,7 @@ impl Reflection {
 // the field at fault and the retry delay.
 #[tokio::test]
 async fn reflection_serves_the_error_detail_types_and_they_decode_the_details() {
-    let mut config = Config::for_tests();
-    config.requests_per_second = 0.01;
+    let config = test_config().requests_per_second(0.01).build().unwrap();
     let server = TestServer::with_config(config).await;
     let mut reflection = Reflection {
         client: tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient::new(

@@ -1356,8 +1356,10 @@ async fn an_exported_arranged_match_replays_exactly() {
 async fn an_exported_seeded_match_replays_exactly() {
     // A whole match takes up to a few hundred requests per token in well under a second: lift
     // the rate limit, which is not under test here.
-    let mut config = canasta_server::Config::for_tests();
-    config.requests_per_second = 100_000.0;
+    let config = test_config()
+        .requests_per_second(100_000.0)
+        .build()
+        .unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     // The server draws the seed.

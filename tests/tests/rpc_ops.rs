@@ -16,7 +16,6 @@ use canasta_proto::convert::{action_to_wire, card_list_to_wire};
 use canasta_proto::v1;
 use canasta_proto::v1::game_event::Kind as Ev;
 use canasta_proto::v1::watch_game_response::Kind as Msg;
-use canasta_server::Config;
 use canasta_tests::replica::*;
 use canasta_tests::*;
 use clock::*;
@@ -327,7 +326,7 @@ fn assert_time_left(t: Option<u64>, left: u64) {
 // budget, not a millisecond before.
 #[tokio::test]
 async fn a_timed_out_seat_gets_the_fallback_move_and_play_goes_on() {
-    let server = paused(Config::for_tests()).await;
+    let server = paused(test_config().build().unwrap()).await;
     let mut client = server.client().await;
     let budget = 300;
     let request = timed(201, budget, v1::TimeoutPolicy::FallbackMove);
@@ -425,7 +424,7 @@ async fn a_timed_out_seat_gets_the_fallback_move_and_play_goes_on() {
 // out.
 #[tokio::test]
 async fn a_timed_out_seat_forfeits_the_match_under_the_forfeit_policy() {
-    let server = paused(Config::for_tests()).await;
+    let server = paused(test_config().build().unwrap()).await;
     let mut client = server.client().await;
     let budget = 300;
     let policy = v1::TimeoutPolicy::Forfeit;
@@ -560,10 +559,12 @@ async fn a_timed_game_is_back_where_it_was_after_a_restart() {
 // absent seat held it unfinished for ever.
 #[tokio::test]
 async fn move_budgets_outside_the_servers_bounds_are_refused() {
-    // The defaults (for_tests lowers the floor; server/src/config.rs checks the defaults).
-    let mut config = Config::for_tests();
-    config.min_move_budget_ms = 1000;
-    config.max_move_budget_ms = 86_400_000;
+    // The defaults (test_config lowers the floor; server/src/config.rs checks the defaults).
+    let config = test_config()
+        .min_move_budget(Duration::from_millis(1000))
+        .max_move_budget(Duration::from_millis(86_400_000))
+        .build()
+        .unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     let policy = v1::TimeoutPolicy::FallbackMove;
@@ -604,7 +605,12 @@ async fn a_match_nobody_plays_is_abandoned_and_stays_so_after_a_restart() {
     let db = dir.path().join("canasta.db");
     let server = paused_with_db(&db).await;
     let mut client = server.client().await;
-    let budget = Config::for_tests().min_move_budget_ms;
+    let budget = test_config()
+        .build()
+        .unwrap()
+        .move_budgets()
+        .start()
+        .as_millis() as u64;
     let (id, tokens, replica) = started(
         &mut client,
         timed(212, budget, v1::TimeoutPolicy::FallbackMove),
@@ -707,8 +713,7 @@ async fn a_match_nobody_plays_is_abandoned_and_stays_so_after_a_restart() {
 // RetryInfo, and no game is added.
 #[tokio::test]
 async fn the_game_limit_refuses_a_third_game() {
-    let mut config = Config::for_tests();
-    config.max_games = 2;
+    let config = test_config().max_games(2).build().unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     create_with(&mut client, seeded(1)).await;
@@ -734,8 +739,7 @@ async fn the_game_limit_refuses_a_third_game() {
 async fn finished_games_do_not_count_against_the_game_limit() {
     let dir = temp_dir("ops-game-limit");
     let db = dir.path().join("canasta.db");
-    let mut config = db_config(&db);
-    config.max_games = 2;
+    let config = db_config(&db).to_builder().max_games(2).build().unwrap();
     let server = TestServer::with_config(config.clone()).await;
     let mut client = server.client().await;
     let (request, script) = short_game();
@@ -811,8 +815,11 @@ async fn finished_games_do_not_count_against_the_game_limit() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_creations_never_exceed_the_game_limit() {
     let dir = temp_dir("ops-concurrent-limit");
-    let mut config = db_config(&dir.path().join("canasta.db"));
-    config.max_games = 5;
+    let config = db_config(&dir.path().join("canasta.db"))
+        .to_builder()
+        .max_games(5)
+        .build()
+        .unwrap();
     let server = TestServer::with_config(config).await;
     let mut calls = Vec::new();
     for i in 0..40 {
@@ -839,8 +846,7 @@ async fn concurrent_creations_never_exceed_the_game_limit() {
 // and change nothing; smaller ones pass.
 #[tokio::test]
 async fn the_message_size_limit_refuses_larger_requests() {
-    let mut config = Config::for_tests();
-    config.max_message_bytes = 2000;
+    let config = test_config().max_message_bytes(2000).build().unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     // A game with a whole card order (about 650 bytes) is below the limit.
@@ -913,8 +919,7 @@ async fn the_message_size_limit_refuses_larger_requests() {
 // server's clock is paused: the requests are "rapid" whatever time they take.
 #[tokio::test]
 async fn the_rate_limit_refuses_the_eleventh_rapid_request_of_a_token() {
-    let mut config = Config::for_tests();
-    config.requests_per_second = 5.0;
+    let config = test_config().requests_per_second(5.0).build().unwrap();
     let server = paused(config).await;
     let mut client = server.client().await;
     let (id, tokens, mut replica) = started(&mut client, seeded(401)).await;
@@ -1146,8 +1151,7 @@ fn sample(text: &str, name: &str) -> Option<f64> {
 #[tokio::test]
 async fn metrics_count_games_actions_errors_and_latency() {
     let metrics = free_addr();
-    let mut config = Config::for_tests();
-    config.metrics_listen = Some(metrics);
+    let config = test_config().metrics_listen(Some(metrics)).build().unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     // Answered: the server serves, its metrics port too.
@@ -1248,8 +1252,7 @@ async fn metrics_count_games_actions_errors_and_latency() {
 #[tokio::test]
 async fn metrics_do_not_count_a_retried_request_again() {
     let metrics = free_addr();
-    let mut config = Config::for_tests();
-    config.metrics_listen = Some(metrics);
+    let config = test_config().metrics_listen(Some(metrics)).build().unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     let (id, tokens, mut replica) = started(&mut client, seeded(503)).await;

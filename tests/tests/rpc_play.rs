@@ -187,8 +187,7 @@ async fn a_play_call_opens_with_watch_and_a_seat_token() {
 // is one request's place, a second.
 #[tokio::test]
 async fn actions_on_a_play_call_spend_from_the_seat_rate() {
-    let mut config = canasta_server::Config::for_tests();
-    config.requests_per_second = 1.0;
+    let config = test_config().requests_per_second(1.0).build().unwrap();
     let server = paused(config).await;
     let mut client = server.client().await;
     let (request, script) = short_game();
@@ -220,8 +219,7 @@ async fn actions_on_a_play_call_spend_from_the_seat_rate() {
 // (RESOURCE_EXHAUSTED MESSAGE_TOO_LARGE, as for any request), and plays nothing.
 #[tokio::test]
 async fn an_oversized_message_ends_the_call_with_the_limit() {
-    let mut config = canasta_server::Config::for_tests();
-    config.max_message_bytes = 4096;
+    let config = test_config().max_message_bytes(4096).build().unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     let (request, script) = short_game();
@@ -255,8 +253,7 @@ async fn an_oversized_message_ends_the_call_with_the_limit() {
 #[tokio::test]
 async fn a_play_call_that_never_opens_ends_at_its_deadline() {
     let wait = Duration::from_millis(200);
-    let mut config = canasta_server::Config::for_tests();
-    config.play_open_timeout_secs = wait.as_secs_f64();
+    let config = test_config().play_open_timeout(wait).build().unwrap();
     let server = paused(config).await;
     let mut client = server.client().await;
     let (request, _) = short_game();
@@ -291,9 +288,11 @@ async fn a_play_call_that_never_opens_ends_at_its_deadline() {
 #[tokio::test]
 async fn silent_play_calls_do_not_lock_a_seat_out() {
     let wait = Duration::from_secs(3);
-    let mut config = canasta_server::Config::for_tests();
-    config.max_watchers_per_token = 2;
-    config.play_open_timeout_secs = wait.as_secs_f64();
+    let config = test_config()
+        .max_watchers_per_token(2)
+        .play_open_timeout(wait)
+        .build()
+        .unwrap();
     let server = paused(config).await;
     let mut client = server.client().await;
     let (request, _) = short_game();

@@ -18,7 +18,6 @@ use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
 use canasta_proto::v1::game_event::Kind as Ev;
 use canasta_proto::v1::watch_game_response::Kind as Msg;
-use canasta_server::Config;
 use canasta_tests::replica::*;
 use canasta_tests::*;
 use clock::*;
@@ -702,8 +701,7 @@ async fn heartbeats(stream: &mut Streaming<v1::WatchGameResponse>, n: usize) -> 
 #[tokio::test]
 async fn an_idle_stream_receives_heartbeats_with_the_last_seq() {
     let period = Duration::from_secs(15);
-    let mut config = Config::for_tests();
-    config.heartbeat_secs = period.as_secs_f64();
+    let config = test_config().heartbeat(period).build().unwrap();
     let server = paused(config).await;
     let mut client = server.client().await;
     let (id, tokens, mut replica) = started(&mut client, seeded(44)).await;
@@ -896,11 +894,11 @@ fn assert_too_many_watchers(status: &Status) {
 // place, closing a spectator stream frees its place, and the limit is per game.
 #[tokio::test]
 async fn spectators_fill_their_limit_and_every_seat_still_watches() {
-    let server = TestServer::with_config(Config::for_tests()).await;
+    let server = TestServer::with_config(test_config().build().unwrap()).await;
     let mut client = server.client().await;
     let (id, tokens, mut replica) = started(&mut client, seeded(66)).await;
     let (other, _, _) = started(&mut client, seeded(67)).await;
-    let limit = Config::for_tests().max_spectators_per_game;
+    let limit = test_config().build().unwrap().max_spectators_per_game();
     assert_eq!(limit, 64, "the default limit");
 
     let mut spectators = Vec::new();
@@ -967,9 +965,11 @@ async fn spectators_fill_their_limit_and_every_seat_still_watches() {
 // A seat token holds at most --max-watchers-per-token streams, whatever the spectators do.
 #[tokio::test]
 async fn a_seat_token_is_limited_only_by_its_own_stream_limit() {
-    let mut config = Config::for_tests();
-    config.max_watchers_per_token = 2;
-    config.max_spectators_per_game = 1;
+    let config = test_config()
+        .max_watchers_per_token(2)
+        .max_spectators_per_game(1)
+        .build()
+        .unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     let (id, tokens, _) = started(&mut client, seeded(68)).await;
@@ -1015,13 +1015,15 @@ async fn stalling_client(server: &TestServer) -> Client {
 #[tokio::test]
 async fn a_stream_that_is_never_read_is_ended_and_frees_its_place() {
     let heartbeat = Duration::from_millis(10);
-    let mut config = Config::for_tests();
-    config.max_watchers_per_token = 1;
-    config.max_spectators_per_game = 1;
-    config.heartbeat_secs = heartbeat.as_secs_f64();
-    config.watch_send_timeout_secs = 0.3;
-    // The tries below are paid for by the seat's token, on a clock that does not refill it.
-    config.requests_per_second = 1e6;
+    let config = test_config()
+        .max_watchers_per_token(1)
+        .max_spectators_per_game(1)
+        .heartbeat(heartbeat)
+        .watch_send_timeout(Duration::from_secs_f64(0.3))
+        // The tries below are paid for by the seat's token, on a clock that does not refill it.
+        .requests_per_second(1e6)
+        .build()
+        .unwrap();
     let server = paused(config).await;
     let mut client = server.client().await;
     let (id, tokens, replica) = started(&mut client, seeded(69)).await;
@@ -1097,9 +1099,11 @@ async fn a_stream_that_is_never_read_is_ended_and_frees_its_place() {
 // delivers the rest with no gap.
 #[tokio::test]
 async fn a_slow_watcher_lags_without_slowing_the_game_and_resumes_by_seq() {
-    let mut config = Config::for_tests();
-    config.watch_buffer = 16;
-    config.requests_per_second = 1e6;
+    let config = test_config()
+        .watch_buffer(16)
+        .requests_per_second(1e6)
+        .build()
+        .unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     let (id, tokens, mut replica) = started(&mut client, seeded(77)).await;

@@ -31,7 +31,6 @@ use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
 use canasta_proto::v1::game_event::Kind as Ev;
 use canasta_proto::v1::play_response::Kind as Play;
 use canasta_proto::v1::watch_game_response::Kind as Msg;
-use canasta_server::Config;
 use canasta_tests::play::*;
 use canasta_tests::replica::*;
 use canasta_tests::*;
@@ -57,8 +56,11 @@ const GRACE: Duration = Duration::from_secs(5);
 /// A server storing in SQLite at `db`, with a token rate no test here reaches, on a paused
 /// clock (see [`GRACE`]).
 async fn start(db: &std::path::Path) -> TestServer {
-    let mut config = db_config(db);
-    config.requests_per_second = 1_000_000.0;
+    let config = db_config(db)
+        .to_builder()
+        .requests_per_second(1_000_000.0)
+        .build()
+        .unwrap();
     paused(config).await
 }
 
@@ -181,7 +183,7 @@ impl<R> Held<R> {
 // connection no server serves any more.
 #[tokio::test]
 async fn a_connection_still_open_after_the_grace_is_closed_when_serve_returns() {
-    let mut server = paused(Config::for_tests()).await;
+    let mut server = paused(test_config().build().unwrap()).await;
     let runtime = server.keep_runtime();
     let channel = channel(server.addr).await;
     let Held { release, answer } = held::<_, v1::CreateGameResponse>(

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
-use canasta_server::Config;
+use canasta_server::{Config, Tls};
 use canasta_tests::*;
 use tempfile::TempDir;
 use tonic::transport::Channel;
@@ -34,9 +34,13 @@ fn write_pem(name: &str, cert: &str, key: &str) -> (TempDir, PathBuf, PathBuf) {
 async fn tls_server(name: &str) -> (TestServer, String, TempDir) {
     let (cert, key) = self_signed();
     let (dir, cert_path, key_path) = write_pem(name, &cert, &key);
-    let mut config = Config::for_tests();
-    config.tls_cert = Some(cert_path);
-    config.tls_key = Some(key_path);
+    let config = test_config()
+        .tls(Some(Tls {
+            cert: cert_path,
+            key: key_path,
+        }))
+        .build()
+        .unwrap();
     (TestServer::with_config(config).await, cert, dir)
 }
 
@@ -154,28 +158,27 @@ async fn unusable_tls_files_stop_the_server_with_a_message() {
         .expect_err("the server refuses to start")
         .to_string()
     };
-    // Only one of the two files.
+    // (A certificate without a key, or a key without one, is not a configuration: the
+    // binary's flags require both, server/src/flags.rs.)
     let (cert, key) = self_signed();
     let (_dir, cert_path, key_path) = write_pem("tls-bad", &cert, &key);
-    let mut config = Config::for_tests();
-    config.tls_cert = Some(cert_path.clone());
-    let message = run(config).await;
-    assert!(message.contains("--tls-key"), "{message}");
-    // A file that cannot be read.
-    let mut config = Config::for_tests();
-    config.tls_cert = Some(cert_path.with_file_name("missing.pem"));
-    config.tls_key = Some(key_path.clone());
-    let message = run(config).await;
+    let with_tls =
+        |cert: PathBuf, key: PathBuf| test_config().tls(Some(Tls { cert, key })).build().unwrap();
+    // A file that cannot be read: the certificate, or the key.
+    let missing = cert_path.with_file_name("missing.pem");
+    let message = run(with_tls(missing.clone(), key_path.clone())).await;
     assert!(
         message.contains("cannot read the TLS certificate") && message.contains("missing.pem"),
+        "{message}"
+    );
+    let message = run(with_tls(cert_path.clone(), missing)).await;
+    assert!(
+        message.contains("cannot read the TLS key") && message.contains("missing.pem"),
         "{message}"
     );
     // Files that are not PEM.
     let garbage = cert_path.with_file_name("garbage.pem");
     std::fs::write(&garbage, "not a certificate").expect("written");
-    let mut config = Config::for_tests();
-    config.tls_cert = Some(garbage.clone());
-    config.tls_key = Some(garbage);
-    let message = run(config).await;
+    let message = run(with_tls(garbage.clone(), garbage)).await;
     assert!(message.contains("not usable"), "{message}");
 }

@@ -18,7 +18,7 @@ mod clock;
 
 use canasta_proto::v1;
 use canasta_proto::v1::watch_game_response::Kind as Msg;
-use canasta_server::Config;
+use canasta_server::{ConfigBuilder, Storage};
 use canasta_tests::play::{PlayCall, watch};
 use canasta_tests::*;
 use clock::*;
@@ -33,12 +33,12 @@ const LEFT: Duration = Duration::from_secs(600);
 const MS: Duration = Duration::from_millis(1);
 
 /// A test server's configuration with these timeouts (seconds; 0 is never).
-fn config(waiting: f64, idle: f64, left: f64) -> Config {
-    let mut config = Config::for_tests();
-    config.waiting_timeout_secs = waiting;
-    config.idle_timeout_secs = idle;
-    config.left_timeout_secs = left;
-    config
+fn config(waiting: f64, idle: f64, left: f64) -> ConfigBuilder {
+    let timeout = |secs: f64| (secs > 0.0).then(|| Duration::from_secs_f64(secs));
+    test_config()
+        .waiting_timeout(timeout(waiting))
+        .idle_timeout(timeout(idle))
+        .left_timeout(timeout(left))
 }
 
 /// A two-player official game, with a time control of `budget_ms` (a fallback move) if not 0;
@@ -132,8 +132,10 @@ async fn cancel(
 // exports with its result, and its place is free for another game.
 #[tokio::test]
 async fn a_waiting_game_nobody_fills_expires_and_frees_its_place() {
-    let mut config = config(WAITING.as_secs_f64(), 0.0, 0.0);
-    config.max_games = 1;
+    let config = config(WAITING.as_secs_f64(), 0.0, 0.0)
+        .max_games(1)
+        .build()
+        .unwrap();
     let server = paused(config).await;
     let mut client = server.client().await;
     let (game, _) = new_game(&mut client, 0).await;
@@ -215,8 +217,10 @@ async fn a_waiting_game_nobody_fills_expires_and_frees_its_place() {
 // refused, its record exported.
 #[tokio::test]
 async fn a_started_game_nobody_plays_is_abandoned() {
-    let mut config = config(0.0, IDLE.as_secs_f64(), 0.0);
-    config.max_games = 1;
+    let config = config(0.0, IDLE.as_secs_f64(), 0.0)
+        .max_games(1)
+        .build()
+        .unwrap();
     let server = paused(config).await;
     let mut client = server.client().await;
     let (game, _) = new_game(&mut client, 0).await;
@@ -282,8 +286,10 @@ async fn a_started_game_nobody_plays_is_abandoned() {
 // would take days of time-outs.
 #[tokio::test]
 async fn a_started_game_whose_seats_all_left_is_abandoned() {
-    let mut config = config(0.0, 0.0, LEFT.as_secs_f64());
-    config.max_games = 1;
+    let config = config(0.0, 0.0, LEFT.as_secs_f64())
+        .max_games(1)
+        .build()
+        .unwrap();
     let server = paused(config).await;
     let mut client = server.client().await;
     for budget_ms in [0, 86_400_000] {
@@ -327,8 +333,7 @@ async fn a_started_game_whose_seats_all_left_is_abandoned() {
 // started game is not cancelled (FAILED_PRECONDITION GAME_STARTED).
 #[tokio::test]
 async fn the_creator_cancels_a_waiting_game_and_nobody_else_does() {
-    let mut config = Config::for_tests();
-    config.max_games = 2;
+    let config = test_config().max_games(2).build().unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     let (game, creator) = new_game(&mut client, 0).await;
@@ -423,9 +428,10 @@ async fn the_creator_cancels_a_waiting_game_and_nobody_else_does() {
 
 /// A server on the database `db` with these timeouts (seconds), on a paused clock.
 async fn server_on(db: &std::path::Path, waiting: f64, idle: f64) -> TestServer {
-    let mut config = config(waiting, idle, 0.0);
-    config.memory = false;
-    config.db = db.to_path_buf();
+    let config = config(waiting, idle, 0.0)
+        .storage(Storage::sqlite(db))
+        .build()
+        .unwrap();
     paused(config).await
 }
 

@@ -102,7 +102,8 @@ pub fn check_time_control(tc: Option<&v1::TimeControl>, config: &Config) -> Resu
     let Some(ms) = tc.map(|tc| tc.move_budget_ms).filter(|&ms| ms > 0) else {
         return Ok(());
     };
-    if (config.min_move_budget_ms..=config.max_move_budget_ms).contains(&ms) {
+    let bounds = config.move_budgets();
+    if bounds.contains(&Duration::from_millis(ms)) {
         return Ok(());
     }
     Err(ApiError::invalid(
@@ -111,7 +112,8 @@ pub fn check_time_control(tc: Option<&v1::TimeControl>, config: &Config) -> Resu
         format!(
             "a move budget of {ms} ms is outside this server's bounds: send 0 (no time control) \
              or {} to {} ms",
-            config.min_move_budget_ms, config.max_move_budget_ms
+            bounds.start().as_millis(),
+            bounds.end().as_millis()
         ),
     ))
 }

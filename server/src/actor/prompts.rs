@@ -57,7 +57,7 @@ impl Actor {
     pub(super) fn prompt(&self, seat: Seat) -> Option<Arc<PromptItem>> {
         // The list of actions, like the view, only for streams that asked for it.
         let max_actions = if self.watchers.want_actions(seat) {
-            self.config.max_prompt_actions
+            self.config.max_prompt_actions()
         } else {
             0
         };

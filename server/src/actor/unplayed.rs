@@ -600,10 +600,13 @@ mod tests {
     // A policy of 0 never ends a game.
     #[tokio::test(start_paused = true)]
     async fn a_policy_of_zero_never_ends_a_game() {
-        let mut config = config();
-        config.waiting_timeout_secs = 0.0;
-        config.idle_timeout_secs = 0.0;
-        config.left_timeout_secs = 0.0;
+        let config = config()
+            .to_builder()
+            .waiting_timeout(None)
+            .idle_timeout(None)
+            .left_timeout(None)
+            .build()
+            .unwrap();
         let slots = GameSlots::new(2);
         let (waiting, _) = created(config.clone(), 0, &slots);
         assert_eq!(waiting.next_deadline(), None);
@@ -777,9 +780,12 @@ mod tests {
         act(&mut idle, &tokens, 0).await;
         run_to_deadline(&mut expired).await;
         run_to_deadline(&mut idle).await;
-        let mut never = config();
-        never.waiting_timeout_secs = 0.0;
-        never.idle_timeout_secs = 0.0;
+        let never = config()
+            .to_builder()
+            .waiting_timeout(None)
+            .idle_timeout(None)
+            .build()
+            .unwrap();
         for (played, end) in [
             (&mut expired, v1::MatchEndKind::Expired),
             (&mut idle, v1::MatchEndKind::Abandoned),

@@ -26,7 +26,7 @@ impl Actor {
         let legal = match viewer {
             Viewer::Seat(s) => {
                 let max = if include_actions {
-                    self.config.max_prompt_actions
+                    self.config.max_prompt_actions()
                 } else {
                     0
                 };

@@ -127,7 +127,7 @@ impl Actor {
         // service) only, so that spectators can never lock a player out of its game.
         if !matches!(viewer, Viewer::Seat(_)) {
             let spectators = self.watchers.spectators.load(Ordering::Relaxed);
-            if spectators >= self.config.max_spectators_per_game {
+            if spectators >= self.config.max_spectators_per_game() {
                 return Err(ApiError::exhausted(
                     Reason::TooManyWatchers,
                     format!(
@@ -182,7 +182,7 @@ impl Actor {
             Status::Finished => broadcast::channel(1).1,
             _ => self
                 .live
-                .get_or_insert_with(|| broadcast::channel(self.config.watch_buffer.max(16)).0)
+                .get_or_insert_with(|| broadcast::channel(self.config.watch_buffer()).0)
                 .subscribe(),
         };
         Ok(Subscription {

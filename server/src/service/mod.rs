@@ -56,8 +56,8 @@ impl Service {
         shutdown: watch::Receiver<bool>,
     ) -> Service {
         let limits = Arc::new(RequestLimits::new(
-            config.requests_per_second,
-            config.address_requests_per_second,
+            config.requests_per_second(),
+            config.address_requests_per_second(),
         ));
         tokio::spawn(keep_swept(Arc::downgrade(&limits), shutdown.clone()));
         for method in Method::ALL {
@@ -67,8 +67,8 @@ impl Service {
             registry,
             limits,
             streams: StreamLimiter::new(
-                config.max_watchers_per_token,
-                config.max_watchers_per_address,
+                config.max_watchers_per_token(),
+                config.max_watchers_per_address(),
             ),
             config,
             metrics,
@@ -415,7 +415,8 @@ impl Service {
             // Too large, or not protobuf: the transport's refusal, as the service's.
             Ok(Err(status)) => {
                 return Err(
-                    match crate::message_limit::refusal_of(&status, self.config.max_message_bytes) {
+                    match crate::message_limit::refusal_of(&status, self.config.max_message_bytes())
+                    {
                         Some(e) => e.into(),
                         None => Failure::Broken(status),
                     },
@@ -475,7 +476,7 @@ impl Service {
             limits: self.limits.clone(),
             metrics: self.metrics.clone(),
             send_timeout: self.config.watch_send_timeout(),
-            max_message_bytes: self.config.max_message_bytes,
+            max_message_bytes: self.config.max_message_bytes(),
             tx,
         };
         tokio::spawn(tracing::Instrument::in_current_span(

@@ -31,8 +31,8 @@ pub async fn paused_with_db(db: &Path) -> TestServer {
 }
 
 /// [`paused`] on storage the test opened.
-pub async fn paused_with_store(mut config: Config, store: Store, loaded: Loaded) -> TestServer {
-    config.keepalive_secs = 0.0;
+pub async fn paused_with_store(config: Config, store: Store, loaded: Loaded) -> TestServer {
+    let config = config.to_builder().keepalive(None).build().unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .start_paused(true)
