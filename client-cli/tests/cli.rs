@@ -1421,6 +1421,7 @@ fn a_bot_gives_up_on_a_server_gone_for_good() {
 }
 
 #[test]
+#[cfg(feature = "local")]
 fn play_through_standard_input_for_a_whole_deal() {
     let mut child = Command::new(BIN)
         .args([
@@ -1543,6 +1544,7 @@ fn play_through_standard_input_for_a_whole_deal() {
 // Regression: `ask` was sent without a word when the player could not go out: told yes, his
 // side lost 100 points, and the table still said "score 0".
 #[test]
+#[cfg(feature = "local")]
 fn play_warns_before_an_ask_that_risks_the_penalty_and_shows_the_penalty() {
     // Seed 2: the random partner answers yes to the first question.
     let mut child = Command::new(BIN)
@@ -1632,6 +1634,7 @@ fn play_warns_before_an_ask_that_risks_the_penalty_and_shows_the_penalty() {
 // Regression: the totals were read from the server after the last shown deal, while the bots
 // played on: in a fast build they were those of later deals.
 #[test]
+#[cfg(feature = "local")]
 fn demo_shows_a_deal_and_its_score() {
     let o = canasta(&["demo", "--delay-ms", "0", "--color", "never"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -1685,10 +1688,12 @@ fn demo_shows_a_deal_and_its_score() {
 /// The environment's colour settings (`CI` among them: on a terminal it turns colours on),
 /// cleared before each run of the colour tests so that the developer's or the CI service's own
 /// do not change what they see.
+#[cfg(feature = "local")]
 const COLOUR_VARIABLES: [&str; 5] = ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "TERM", "CI"];
 
 /// A deal of `canasta demo` without pauses, with `args` and the environment's colour settings
 /// replaced by `env`, standard output a pipe: what it printed.
+#[cfg(feature = "local")]
 fn demo_output(args: &[&str], env: &[(&str, &str)]) -> String {
     let mut command = Command::new(BIN);
     command
@@ -1706,12 +1711,14 @@ fn demo_output(args: &[&str], env: &[(&str, &str)]) -> String {
 }
 
 /// True if `text` has a red card drawn with its suit symbol, in colour.
+#[cfg(feature = "local")]
 fn has_red_card_in_colour(text: &str) -> bool {
     text.contains("\x1b[31m") && (text.contains('♥') || text.contains('♦'))
 }
 
 // `--color auto` (the default) into a pipe: plain unless CLICOLOR_FORCE asks for colours, and
 // NO_COLOR wins over that; an empty NO_COLOR counts as unset (as the NO_COLOR convention says).
+#[cfg(feature = "local")]
 #[test]
 fn no_color_turns_colours_off_under_auto() {
     let plain = demo_output(&[], &[]);
@@ -1731,6 +1738,7 @@ fn no_color_turns_colours_off_under_auto() {
 }
 
 // `--color always` and `--color never` win over the environment.
+#[cfg(feature = "local")]
 #[test]
 fn the_color_flag_wins_over_the_environment() {
     let always = demo_output(
@@ -1745,7 +1753,7 @@ fn the_color_flag_wins_over_the_environment() {
 
 /// `canasta demo` (a deal, no pauses) with `args` on a terminal: a pseudo-terminal that
 /// util-linux's `script` makes, with the colour settings `env` (and `TERM` unless given).
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", feature = "local"))]
 fn demo_on_a_terminal(args: &[&str], env: &[(&str, &str)]) -> String {
     assert!(!BIN.contains('\''), "{BIN}");
     let line = format!("'{BIN}' demo --delay-ms 0 --seed 5 {}", args.join(" "));
@@ -1779,7 +1787,7 @@ fn demo_on_a_terminal(args: &[&str], env: &[(&str, &str)]) -> String {
 // On a terminal `auto` gives colours and suit symbols; NO_COLOR (or CLICOLOR=0, or a dumb
 // terminal) keeps the symbols and drops every escape code; `--color never` drops both, and
 // `--color always` keeps both under NO_COLOR.
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", feature = "local"))]
 #[test]
 fn a_terminal_gets_colours_unless_no_color_is_set() {
     let coloured = demo_on_a_terminal(&[], &[]);
@@ -1799,7 +1807,79 @@ fn a_terminal_gets_colours_unless_no_color_is_set() {
     assert!(has_red_card_in_colour(&always), "{always}");
 }
 
+// `demo --server` plays on a running server instead of one in this process: the game it
+// shows is on that server, played to the end of its first deal.
 #[test]
+fn demo_plays_on_the_server_it_is_given() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let o = canasta(&[
+        "demo",
+        "--server",
+        &addr,
+        "--delay-ms",
+        "0",
+        "--color",
+        "never",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.contains(&format!("on the server at {addr}")),
+        "{text}"
+    );
+    assert!(text.contains("deal 1 ends"), "{text}");
+    let game = first
+        .split_once("play game ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .expect("the game's id");
+    let summary = rt.block_on(async {
+        let mut client = CanastaServiceClient::connect(format!("http://{addr}"))
+            .await
+            .unwrap();
+        client
+            .get_game(v1::GetGameRequest {
+                game_id: game.to_string(),
+            })
+            .await
+            .expect("the game is on the server given")
+            .into_inner()
+            .game
+            .unwrap()
+    });
+    assert_eq!(summary.seats.iter().filter(|s| s.occupied).count(), 4);
+}
+
+// A `canasta` built without the feature `local` has no server to run in this process: the
+// commands that would run one say so, and what to do instead, and start nothing. (Run by
+// `cargo test -p canasta-cli --no-default-features --test cli`, as .ci/run does.)
+#[test]
+#[cfg(not(feature = "local"))]
+fn without_the_local_feature_in_process_servers_are_refused_with_what_to_do() {
+    for args in [
+        &["play", "--local"][..],
+        &["demo"],
+        &["loadtest", "--games", "1", "--duration", "1s"],
+        &["loadtest", "--idle-games", "1"],
+    ] {
+        let o = canasta(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("built without an in-process server") && err.contains("--server ADDR"),
+            "{args:?}: {err}"
+        );
+    }
+    // The commands that talk to a server work as in any build.
+    let rt = runtime();
+    let addr = server(&rt);
+    let o = canasta(&["games", "--server", &addr]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+#[cfg(feature = "local")]
 fn loadtest_reports_consistent_counts() {
     let o = canasta(&[
         "loadtest",
@@ -1843,6 +1923,7 @@ fn loadtest_reports_consistent_counts() {
 // Against a server in a process of its own, given its pid: the server's memory, and the CPU
 // per action of the server and of the load generator apart.
 #[test]
+#[cfg(feature = "local")]
 fn loadtest_reads_the_cpu_and_memory_of_a_server_of_its_own() {
     let bin = server_binary();
     let dir = temp("loadtest-pid");
@@ -1887,6 +1968,7 @@ fn loadtest_reads_the_cpu_and_memory_of_a_server_of_its_own() {
 }
 
 #[test]
+#[cfg(feature = "local")]
 fn loadtest_measures_idle_games_and_stays_on_loopback() {
     let o = canasta(&["loadtest", "--idle-games", "200", "--json"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

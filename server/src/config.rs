@@ -683,7 +683,7 @@ fn seconds(d: Duration) -> String {
 
 /// A move budget bound: whole milliseconds, 1 ms to [`LONGEST`].
 fn budget(setting: &'static str, d: Duration) -> Result<(), ConfigError> {
-    if d.subsec_nanos() % 1_000_000 != 0 {
+    if !d.subsec_nanos().is_multiple_of(1_000_000) {
         return Err(ConfigError::new(
             setting,
             format!("{d:?} is not a whole number of milliseconds, the protocol's unit"),

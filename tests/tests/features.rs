@@ -5,8 +5,11 @@
 //! workspace (the client's `tls-webpki-roots`), tonic and the seven crates above it are
 //! compiled a second time.
 //!
-//! The check reads `cargo tree` (the resolved graph, in a second) rather than building twice
-//! (minutes); it runs offline, from the lock file and the registry a build has fetched.
+//! The builds without default features link less: `canasta` without `local` no server and no
+//! SQLite, the server library without `cli` none of the binary's dependencies.
+//!
+//! The checks read `cargo tree` (the resolved graph, in a second) rather than building twice
+//! (minutes); they run offline, from the lock file and the registry a build has fetched.
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -52,6 +55,51 @@ fn the_binaries_packages_resolve_features_as_the_workspace_does() {
              build` (PACKAGE|FEATURES), so it compiles them again after a build of the \
              workspace: {rebuilt:#?}\nenable the same features in every package that asks for \
              the crate (`cargo tree -e features -i CRATE` shows who asks for which)"
+        );
+    }
+}
+
+/// Whether the graph holds the package `name` (whatever its version and features).
+fn holds(graph: &BTreeSet<String>, name: &str) -> bool {
+    graph.iter().any(|u| u.starts_with(&format!("{name} ")))
+}
+
+// `canasta` built without its default feature `local` (`cargo build -p canasta-cli
+// --no-default-features`) is a client only: no server crate, no SQLite (bundled C, the
+// longest part of its build). (.ci/run builds it, so that it keeps compiling.)
+#[test]
+fn a_client_without_the_local_feature_links_no_server_and_no_sqlite() {
+    let full = units(&["-p", "canasta-cli"]);
+    for package in ["canasta-server", "rusqlite", "libsqlite3-sys"] {
+        assert!(holds(&full, package), "the default client links {package}");
+    }
+    let slim = units(&["-p", "canasta-cli", "--no-default-features"]);
+    assert!(holds(&slim, "tonic"), "the graph was read: {slim:#?}");
+    for package in ["canasta-server", "rusqlite", "libsqlite3-sys"] {
+        assert!(
+            !holds(&slim, package),
+            "`canasta-cli --no-default-features` links {package}: the in-process server (and \
+             what only it needs) belongs behind the feature `local`"
+        );
+    }
+}
+
+// The server library without the binary's feature `cli` (`default-features = false`, for a
+// program that embeds the server) has none of the binary's dependencies: its configuration is
+// a plain value, not a command line. (.ci/run checks that it compiles so.)
+#[test]
+fn the_server_library_needs_none_of_the_binarys_dependencies() {
+    let binary = ["clap", "tracing-subscriber", "mimalloc"];
+    let full = units(&["-p", "canasta-server"]);
+    for package in binary {
+        assert!(holds(&full, package), "the binary links {package}");
+    }
+    let library = units(&["-p", "canasta-server", "--no-default-features"]);
+    assert!(holds(&library, "tonic"), "the graph was read: {library:#?}");
+    for package in binary {
+        assert!(
+            !holds(&library, package),
+            "the server library without `cli` links {package}: only the binary needs it"
         );
     }
 }
