@@ -3,6 +3,11 @@
 //! bots, export and replay game records, or watch a demo.
 //!
 //! Exit codes: 0 success, 1 a failed operation, 2 bad usage.
+//!
+//! Errors are `anyhow` errors: each layer says what it was doing (`cannot read game.json`),
+//! and `main` prints the chain after `canasta: `. The cargo feature `local` (on by default)
+//! links the server crate for the commands that run one in this process (`play --local`,
+//! `demo`, `loadtest`; see `local`); without it `canasta` is a client only.
 
 mod cli;
 mod loadtest;

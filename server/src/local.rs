@@ -208,11 +208,12 @@ mod tests {
         drop(server);
         // The first answer after the signal may still come (the request may be in flight
         // before it); the server then refuses new requests and closes: wait for the refusal.
-        loop {
-            match client.list_games(v1::ListGamesRequest::default()).await {
-                Ok(_) => tokio::task::yield_now().await,
-                Err(_) => break,
-            }
+        while client
+            .list_games(v1::ListGamesRequest::default())
+            .await
+            .is_ok()
+        {
+            tokio::task::yield_now().await;
         }
     }
 }
