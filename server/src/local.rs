@@ -131,15 +131,13 @@ mod tests {
     // and the first shutdown closed it.
     #[tokio::test]
     async fn a_local_server_keeps_its_games_in_the_configured_storage() {
-        let dir = std::env::temp_dir().join(format!(
-            "canasta-local-{}-{:x}",
-            std::process::id(),
-            rand::random::<u64>()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("canasta-local-")
+            .tempdir()
+            .unwrap();
         let config = Config::for_tests()
             .to_builder()
-            .storage(Storage::sqlite(dir.join("games.db")))
+            .storage(Storage::sqlite(dir.path().join("games.db")))
             .build()
             .unwrap();
         let server = LocalServer::start(config.clone()).await.unwrap();
@@ -170,16 +168,16 @@ mod tests {
             [&created.game_id]
         );
         again.shutdown().await.unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     // What cannot start says so, and serves nothing.
     #[tokio::test]
     async fn a_local_server_that_cannot_start_says_why() {
-        let missing = std::env::temp_dir().join(format!(
-            "canasta-missing-{:x}/no/such/dir/games.db",
-            rand::random::<u64>()
-        ));
+        let dir = tempfile::Builder::new()
+            .prefix("canasta-local-")
+            .tempdir()
+            .unwrap();
+        let missing = dir.path().join("no/such/dir/games.db");
         let config = Config::for_tests()
             .to_builder()
             .storage(Storage::sqlite(&missing))
