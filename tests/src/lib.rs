@@ -1,5 +1,6 @@
 //! Helpers for end-to-end tests: a real `canasta-server` on `127.0.0.1:0` (on the test's runtime,
 //! or on one of its own, whose clock the tests of time pause: [`TestServer::on_own_runtime`]),
+//! configured by [`test_config`] (a test changes what it tests and builds it),
 //! gRPC clients with seat tokens, a count to wait on ([`Counter`]), refusals to assert, and small
 //! conveniences for the common steps of a game, for files ([`workspace_root`], [`temp_dir`]) and
 //! for other programs ([`run`]). [`replica`] plays the same game in the engine and reads
