@@ -1367,9 +1367,11 @@ async fn counted_once<T>(
 #[tokio::test]
 async fn metrics_count_every_call_once_by_method_and_code() {
     let metrics = free_addr();
-    let mut config = Config::for_tests();
-    config.metrics_listen = Some(metrics);
-    config.max_message_bytes = 4096;
+    let config = test_config()
+        .metrics_listen(Some(metrics))
+        .max_message_bytes(4096)
+        .build()
+        .unwrap();
     let server = TestServer::with_config(config).await;
     let mut client = server.client().await;
     // Every method is shown from the start, at zero.
