@@ -8,6 +8,18 @@
 //! and `main` prints the chain after `canasta: `. The cargo feature `local` (on by default)
 //! links the server crate for the commands that run one in this process (`play --local`,
 //! `demo`, `loadtest`; see `local`); without it `canasta` is a client only.
+//!
+//! # Layout
+//!
+//! - `cli`: the commands and their flags (clap).
+//! - `remote`: the connection to a server and a seat's play over it (Play and unary calls,
+//!   reconnection, refusals by reason, rate limits waited out).
+//! - `play`, `watch`: a person at a seat (and `leave`), a spectator.
+//! - `lobby`: the server's games listed and created (`games`, `create`; `cancel` is here).
+//! - `matches`: headless matches between bots, in the engine or on a server.
+//! - `record`: export and replay of game records.
+//! - `render`: text for terminals (cards, tables, events, colours).
+//! - `loadtest`, `local`: the load test and the server run in this process.
 
 mod cli;
 mod loadtest;
