@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use canasta_engine::bot::BOT_NAMES;
+use canasta_engine::bot::{self, BOT_NAMES};
 use canasta_engine::table::Table;
 use canasta_engine::{Preset, RuleSpec, Rules};
 use clap::builder::PossibleValuesParser;
@@ -119,7 +119,7 @@ pub struct PlayArgs {
     pub seed: Option<u64>,
     /// The built-in bot that takes the other seats of a new game (greedy unless set). With
     /// --game, the bot that takes every seat of the game still free.
-    #[arg(long, value_parser = bots())]
+    #[arg(long, value_parser = bot_name)]
     pub bot: Option<String>,
     /// Stop after this many deals (0: play the match to its end).
     #[arg(long, default_value_t = 0)]
@@ -136,7 +136,7 @@ pub struct BotArgs {
     #[command(flatten)]
     pub server: ServerArgs,
     /// The bot.
-    #[arg(long, default_value = "greedy", value_parser = bots())]
+    #[arg(long, default_value = "greedy", value_parser = bot_name)]
     pub bot: String,
     /// The game to play (`canasta games` lists them).
     #[arg(long, value_parser = game_id)]
@@ -285,7 +285,8 @@ pub struct WatchArgs {
 #[derive(Debug, Args)]
 pub struct MatchArgs {
     /// Bots by side, comma separated (one name: every side); e.g. greedy,random. The bots:
-    /// greedy, random, safe.
+    /// greedy, random, safe, search (`search:400` for 400 iterations a move, `search:50ms`
+    /// for 50 ms a move, `:t2` for two threads: `search:50ms:t2`).
     #[arg(long, default_value = "greedy,random", value_parser = bot_list)]
     pub bots: String,
     /// Bots by seat instead, comma separated, one per seat.
@@ -383,7 +384,7 @@ pub struct DemoArgs {
     #[arg(long, default_value_t = 7)]
     pub seed: u64,
     /// The bot in every seat.
-    #[arg(long, default_value = "greedy", value_parser = bots())]
+    #[arg(long, default_value = "greedy", value_parser = bot_name)]
     pub bot: String,
     /// Pause between events, in milliseconds.
     #[arg(long, default_value_t = 150)]
@@ -426,7 +427,7 @@ pub struct LoadtestArgs {
     #[arg(long)]
     pub max_games_total: Option<u64>,
     /// The bot in every seat.
-    #[arg(long, default_value = "greedy", value_parser = bots())]
+    #[arg(long, default_value = "greedy", value_parser = bot_name)]
     pub bots: String,
     /// The rules.
     #[command(flatten)]
@@ -456,9 +457,9 @@ pub enum Color {
     Never,
 }
 
-/// The built-in bots, as possible values.
-fn bots() -> PossibleValuesParser {
-    PossibleValuesParser::new(BOT_NAMES.iter().copied())
+/// A built-in bot's name, with its settings (`search:50ms`).
+fn bot_name(text: &str) -> Result<String, String> {
+    bot::check_name(text.trim()).map(|()| text.trim().to_string())
 }
 
 /// The presets, as possible values.
@@ -487,12 +488,7 @@ fn players(text: &str) -> Result<u8, String> {
 /// A comma-separated list of built-in bots.
 fn bot_list(text: &str) -> Result<String, String> {
     for name in text.split(',').map(str::trim) {
-        if !BOT_NAMES.contains(&name) {
-            return Err(format!(
-                "there is no bot {name:?}: name bots from {}, separated by commas",
-                BOT_NAMES.join(", ")
-            ));
-        }
+        bot::check_name(name).map_err(|e| format!("{e}; separate bots by commas"))?;
     }
     Ok(text.to_string())
 }
@@ -527,10 +523,11 @@ fn score(text: &str) -> Result<i32, String> {
 fn seat_bot_list(text: &str) -> Result<String, String> {
     let seats: Vec<&str> = text.split(',').map(str::trim).collect();
     for name in &seats {
-        if *name != "-" && !BOT_NAMES.contains(name) {
+        if *name != "-"
+            && let Err(e) = bot::check_name(name)
+        {
             return Err(format!(
-                "there is no bot {name:?}: name a bot from {} for each seat, or - to leave it free, separated by commas",
-                BOT_NAMES.join(", ")
+                "{e}; name a bot for each seat, or - to leave it free, separated by commas"
             ));
         }
     }

@@ -22,6 +22,7 @@ use crate::rules::{RuleSpec, Rules, RulesError};
 use crate::score::{DealEnd, DealFacts, DealScore, score_deal};
 use crate::stamp::{Lineage, NO_STATE, Stamp};
 use crate::table::{Chairs, MAX_SEATS, Seat, Side, Table};
+use crate::view::View;
 
 /// The cards of a seat the table does not have.
 static NO_CARDS: CardCounts = CardCounts::new();
@@ -192,6 +193,8 @@ pub(crate) struct Deal {
     pub partners: [Option<Seat>; MAX_SEATS],
     /// Per side, the state in which its melds last changed (see [`crate::stamp`]).
     pub meld_stamps: [u64; MAX_SEATS],
+    /// Per seat, the cards every seat knows to be in its hand ([`Game::known`]).
+    pub known: [CardCounts; MAX_SEATS],
 }
 
 /// A game in progress: the referee's complete state.
@@ -293,6 +296,7 @@ impl Game {
                 minimums: [0; MAX_SEATS],
                 partners: [None; MAX_SEATS],
                 meld_stamps: [NO_STATE; MAX_SEATS],
+                known: [CardCounts::new(); MAX_SEATS],
             },
             lineage,
             state,
@@ -301,6 +305,93 @@ impl Game {
         let mut events = Vec::new();
         game.start_deal(&mut events);
         Ok((game, events))
+    }
+
+    /// A game in the state `view` shows, its hidden cards filled in: `hands[s]` is the hand
+    /// of seat `s` (the view's own where it shows one) and `stock` the stock, top card last.
+    /// What a player program that searches plays on: one guess at what it cannot see.
+    ///
+    /// The caller gives a guess consistent with the view (every hand of the view's count,
+    /// holding the view's known cards, the pack whole). Its deals after the current one are
+    /// shuffled from `seed`; its record holds none of the deals finished before.
+    pub(crate) fn determinized(
+        view: &View,
+        hands: &[CardCounts],
+        stock: Vec<Card>,
+        seed: u64,
+    ) -> Game {
+        let rules = view.rules;
+        let table = Table::new(&rules);
+        let chairs = table.chairs(view.deal);
+        debug_assert_eq!(chairs.seats(), &view.play_order[..]);
+        let n = chairs.len();
+        let chair = |seat: Seat| chairs.chair_of(seat).unwrap_or(0);
+        let dealer = chair(view.dealer);
+        let first_dealer = ((dealer + n - view.deal as usize % n) % n) as u8;
+        let mut scores = [0; MAX_SEATS];
+        let mut melds: [Vec<Meld>; MAX_SEATS] = Default::default();
+        let mut side_melded = [false; MAX_SEATS];
+        let mut penalties = [0; MAX_SEATS];
+        let mut minimums = [0; MAX_SEATS];
+        for (s, side) in view.sides.iter().enumerate().take(MAX_SEATS) {
+            scores[s] = side.score;
+            melds[s].clone_from(&side.melds);
+            side_melded[s] = side.melded;
+            penalties[s] = side.penalties;
+            minimums[s] = side.minimum;
+        }
+        let mut d_hands = [CardCounts::new(); MAX_SEATS];
+        let mut red_threes = [CardCounts::new(); MAX_SEATS];
+        let mut had_turn = [false; MAX_SEATS];
+        let mut melded_before = [false; MAX_SEATS];
+        let mut known = [CardCounts::new(); MAX_SEATS];
+        let mut partners = [None; MAX_SEATS];
+        for (s, seat) in view.seats.iter().enumerate().take(MAX_SEATS) {
+            d_hands[s] = hands.get(s).copied().unwrap_or_default();
+            red_threes[s] = seat.red_threes;
+            had_turn[s] = seat.had_turn;
+            melded_before[s] = seat.melded_before;
+            known[s] = seat.known;
+            partners[s] = table.partner(&chairs, seat.seat);
+        }
+        let lineage = Lineage::new();
+        let state = lineage.next_state();
+        Game {
+            rules,
+            table,
+            seed,
+            card_orders: Vec::new(),
+            first_dealer,
+            deal_no: view.deal,
+            scores,
+            history: Vec::new(),
+            winner: None,
+            phase: view.phase,
+            d: Deal {
+                chairs,
+                dealer: dealer as u8,
+                turn: chair(view.turn_seat) as u8,
+                hands: d_hands,
+                red_threes,
+                stock,
+                pile: view.pile.clone(),
+                pile_frozen: view.pile_frozen,
+                pile_blocked: view.pile_blocked,
+                melds,
+                side_melded,
+                had_turn,
+                melded_before,
+                turn_flags: view.turn,
+                penalties,
+                minimums,
+                partners,
+                meld_stamps: [state; MAX_SEATS],
+                known,
+            },
+            lineage,
+            state,
+            history_stamp: state,
+        }
     }
 
     /// Replays a record: a setup and the actions taken, in order.
@@ -430,6 +521,15 @@ impl Game {
     /// True if the seat melded in an earlier turn of this deal.
     pub fn melded_before(&self, seat: Seat) -> bool {
         self.d.melded_before.get(seat.index()) == Some(&true)
+    }
+
+    /// The cards of a seat's hand that every seat knows are there, whoever looks: those it
+    /// picked up with the pile (R-PILE-5) and the wild cards it kept from the cut (R-DEAL-6),
+    /// until cards of their kind leave the hand. A card laid or discarded counts down the
+    /// known cards of its kind, for nobody can tell a known card from a hidden one of the same
+    /// kind: what remains is certain, never a guess. Empty for a seat the table does not have.
+    pub fn known(&self, seat: Seat) -> &CardCounts {
+        self.d.known.get(seat.index()).unwrap_or(&NO_CARDS)
     }
 
     /// Facts about the turn in progress.
@@ -599,6 +699,8 @@ impl Game {
             Action::Discard { card } => {
                 let held = self.d.hands[seat.index()].remove(*card);
                 debug_assert!(held, "checked: the seat holds {card}");
+                // Not held any more if it was the last of its kind known to be.
+                let _ = self.d.known[seat.index()].remove(*card);
                 self.discard(seat, *card, ev);
                 self.end_turn(seat, ev);
             }
@@ -610,6 +712,7 @@ impl Game {
                 if let Some(card) = discard {
                     let held = self.d.hands[seat.index()].remove(*card);
                     debug_assert!(held, "checked: the seat holds {card}");
+                    let _ = self.d.known[seat.index()].remove(*card);
                     self.d.pile.push(*card);
                 }
                 let concealed = self.is_concealed(seat);
@@ -664,6 +767,8 @@ impl Game {
         self.d.meld_stamps[side] = self.state;
         for spec in specs {
             self.d.hands[seat.index()].remove_all(&spec.cards);
+            // Counted down, not below zero: the cards laid may be known ones or hidden ones.
+            self.d.known[seat.index()].remove_all(&spec.cards);
             let melds = &mut self.d.melds[side];
             let (id, new) = match spec.target {
                 MeldTarget::New => {
@@ -708,6 +813,8 @@ impl Game {
         let mut first = top_meld.cards;
         first.add(top);
         self.d.hands[seat.index()].add(top);
+        // The top card passes through the hand in sight of all: laying it counts it down again.
+        self.d.known[seat.index()].add(top);
         let mut specs: SmallVec<[MeldSpec; 4]> = SmallVec::new();
         specs.push(MeldSpec {
             target: top_meld.target,
@@ -737,6 +844,7 @@ impl Game {
                 });
             } else {
                 self.d.hands[seat.index()].add(card);
+                self.d.known[seat.index()].add(card);
             }
         }
         self.phase = Phase::Play;
@@ -875,6 +983,7 @@ impl Game {
         d.dealer = ((self.first_dealer as u32 + self.deal_no) % n as u32) as u8;
         d.turn = ((d.dealer as usize + 1) % n) as u8;
         d.hands = [CardCounts::new(); MAX_SEATS];
+        d.known = [CardCounts::new(); MAX_SEATS];
         d.red_threes = [CardCounts::new(); MAX_SEATS];
         for (m, stamp) in d.melds.iter_mut().zip(&mut d.meld_stamps) {
             m.clear();
@@ -906,6 +1015,8 @@ impl Game {
             {
                 order.pop();
                 d.hands[cutter.index()].add(card);
+                // Shown to all (R-DEAL-6).
+                d.known[cutter.index()].add(card);
                 kept.push(card);
             }
             cut = Some((cutter, kept));

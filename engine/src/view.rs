@@ -2,7 +2,8 @@
 //!
 //! A seat sees its own hand and every public fact: melds, red threes, the whole pile (R-PILE-7),
 //! the number of cards in each hand and in the stock, scores, whose turn it is and the phase.
-//! It never sees another hand or the stock's order. A spectator sees the public facts only; the
+//! It never sees another hand or the stock's order, only what every seat knows of it (the cards
+//! it picked up with the pile, [`Game::known`]). A spectator sees the public facts only; the
 //! referee sees everything. Views ([`Game::view`]) and events ([`redact`]) both go through here.
 //! When a deal ends, its hands are shown to everyone, as cards are counted at a real table.
 //!
@@ -68,6 +69,9 @@ pub struct SeatView {
     pub hand_len: u32,
     /// Its hand, if the viewer may see it.
     pub hand: Option<CardCounts>,
+    /// The cards of its hand every viewer knows are there ([`Game::known`]): public, the same
+    /// in every view, and within `hand` where the viewer sees it.
+    pub known: CardCounts,
     /// Red threes it laid this deal.
     pub red_threes: CardCounts,
     /// It has had a turn this deal.
@@ -276,6 +280,7 @@ impl Game {
                 playing: false,
                 hand_len: 0,
                 hand: None,
+                known: CardCounts::new(),
                 red_threes: CardCounts::new(),
                 had_turn: false,
                 melded_before: false,
@@ -287,8 +292,9 @@ impl Game {
             .sides_of()
             .iter()
             .zip(d.hands.iter().zip(&d.red_threes))
-            .zip(d.had_turn.iter().zip(&d.melded_before));
-        for (i, (sv, ((&side, (hand, red)), (&had_turn, &melded_before)))) in
+            .zip(d.had_turn.iter().zip(&d.melded_before))
+            .zip(&d.known);
+        for (i, (sv, (((&side, (hand, red)), (&had_turn, &melded_before)), known))) in
             out.seats.iter_mut().zip(per_seat).enumerate()
         {
             seating_changed |= sv.side != side;
@@ -297,6 +303,7 @@ impl Game {
             sv.playing = playing >> i & 1 != 0;
             sv.hand_len = hand.len() as u32;
             sv.hand = (seen >> i & 1 != 0).then_some(*hand);
+            sv.known = *known;
             sv.red_threes = *red;
             sv.had_turn = had_turn;
             sv.melded_before = melded_before;

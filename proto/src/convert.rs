@@ -551,6 +551,7 @@ fn seat_to_wire(s: &SeatView, meta: &ViewMeta<'_>) -> v1::SeatView {
         playing: s.playing,
         hand_count: s.hand_len,
         hand: s.hand.as_ref().map(cards_to_wire).unwrap_or_default(),
+        known: cards_to_wire(&s.known),
         red_threes: cards_to_wire(&s.red_threes),
         had_turn: s.had_turn,
         melded_before: s.melded_before,
@@ -1109,14 +1110,34 @@ pub fn view_from_wire(
         .iter()
         .map(|s| {
             let seat = seat_from_wire(s.seat, "view.seats")?;
+            let hand = (viewer == Viewer::Seat(seat))
+                .then(|| counts_from_wire(&s.hand, "view.seats.hand"))
+                .transpose()?;
+            let known = counts_from_wire(&s.known, "view.seats.known")?;
+            // Known cards are cards of the hand: a view that says otherwise is not one the
+            // server sends, and a bot reading it would sample hands that cannot be.
+            if known.len() > s.hand_count as usize
+                || hand.as_ref().is_some_and(|h| !h.contains(&known))
+            {
+                return Err(WireError::new(
+                    Reason::TooManyCards,
+                    "view.seats.known",
+                    format!(
+                        "seat {} has {} known cards that its hand of {} does not hold: give \
+                         known cards from the hand only",
+                        s.seat,
+                        known.len(),
+                        s.hand_count
+                    ),
+                ));
+            }
             Ok(EngineSeat {
                 seat,
                 side: side_from_wire(s.side, "view.seats.side")?,
                 playing: s.playing,
                 hand_len: s.hand_count,
-                hand: (viewer == Viewer::Seat(seat))
-                    .then(|| counts_from_wire(&s.hand, "view.seats.hand"))
-                    .transpose()?,
+                hand,
+                known,
                 red_threes: counts_from_wire(&s.red_threes, "view.seats.red_threes")?,
                 had_turn: s.had_turn,
                 melded_before: s.melded_before,
@@ -1454,7 +1475,7 @@ mod tests {
                 );
                 for s in &wire.seats {
                     assert!(
-                        s.hand.is_empty() && s.red_threes.is_empty(),
+                        s.hand.is_empty() && s.red_threes.is_empty() && s.known.is_empty(),
                         "{preset} {viewer:?}"
                     );
                     assert_eq!((s.hand_count, s.playing), (0, false));

@@ -4,10 +4,12 @@
 mod greedy;
 mod random;
 mod safe;
+pub mod search;
 
 pub use greedy::GreedyBot;
 pub use random::RandomBot;
 pub use safe::SafeBot;
+pub use search::SearchBot;
 
 use crate::action::Action;
 use crate::event::Event;
@@ -39,16 +41,39 @@ pub trait Bot: Send {
 /// it, and so reports the broken view it came from.
 pub const NOTHING_LEGAL: Action = Action::DrawStock;
 
-/// The names of the built-in bots.
-pub const BOT_NAMES: &[&str] = &["greedy", "random", "safe"];
+/// The names of the built-in bots. `search` also takes a budget and threads after its name
+/// (`search:50ms`, `search:2000:t2`: see [`SearchBot::parse`]).
+pub const BOT_NAMES: &[&str] = &["greedy", "random", "safe", "search"];
 
-/// A built-in bot by name, seeded for reproducible play.
+/// A built-in bot by name (with its settings, for `search`), seeded for reproducible play.
+/// `None` for a name that is not a built-in bot's or settings that are refused
+/// ([`check_name`] says why).
 pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn Bot>> {
     match name {
         "greedy" => Some(Box::new(GreedyBot::new())),
         "random" => Some(Box::new(RandomBot::new(seed))),
         "safe" => Some(Box::new(SafeBot::new())),
-        _ => None,
+        _ => match SearchBot::parse(name, seed)? {
+            Ok(bot) => Some(Box::new(bot)),
+            Err(_) => None,
+        },
+    }
+}
+
+/// `Ok` if [`by_name`] makes a bot of this name; otherwise what is wrong with it, for a
+/// person to read.
+pub fn check_name(name: &str) -> Result<(), String> {
+    if BOT_NAMES.contains(&name) {
+        return Ok(());
+    }
+    match SearchBot::parse(name, 0) {
+        Some(Ok(_)) => Ok(()),
+        Some(Err(e)) => Err(e),
+        None => Err(format!(
+            "there is no bot {name:?}: name a bot from {} (search takes a budget, e.g. \
+             search:50ms or search:400, and threads, e.g. search:50ms:t2)",
+            BOT_NAMES.join(", ")
+        )),
     }
 }
 

@@ -1,0 +1,581 @@
+//! The `search` bot: determinized Monte Carlo search with greedy rollouts.
+//!
+//! At each decision it lists a few candidate actions (the greedy bot's choice first, every
+//! discard, the pile takes, a going out, single melds, the question to the partner, both
+//! answers), then spends its budget on iterations. Each iteration deals the cards it cannot
+//! see at random, consistently with its view (its own hand, the melds, the pile, the red
+//! threes, every hand's size and the cards known to be in it, the stock's size), plays one
+//! candidate, and lets greedy players finish the deal from there; the deal's score difference
+//! is the candidate's reward. Candidates are picked for iterations by UCB1, so the promising
+//! ones get most of them, and the one played most is chosen. See `docs/bots.md` for why this
+//! method and its references.
+//!
+//! It reads only its [`View`]: the hidden cards it plays with are its own guesses. It is
+//! deterministic for a seed and an iteration budget (the random stream of a decision is drawn
+//! from the seed and the view), with one thread or several: threads run their own share of
+//! the iterations and their counts are summed in thread order.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::{Bot, GreedyBot};
+use crate::action::Action;
+use crate::card::{Card, CardCounts, pack};
+use crate::game::{Game, Phase};
+use crate::hash::StableHasher;
+use crate::legal::LegalChoices;
+use crate::rng::Xoshiro256;
+use crate::score::DealEnd;
+use crate::table::{MAX_SEATS, Seat};
+use crate::view::{View, ViewBuffer, Viewer};
+
+/// Iterations per decision when the name gives no budget.
+pub const DEFAULT_ITERATIONS: u32 = 400;
+/// The largest iteration budget a name may ask for.
+pub const MAX_ITERATIONS: u32 = 10_000_000;
+/// The largest time budget a name may ask for.
+pub const MAX_TIME: Duration = Duration::from_secs(600);
+/// The most threads a name may ask for.
+pub const MAX_THREADS: usize = 64;
+/// Most candidate actions weighed at one decision.
+const MAX_CANDIDATES: usize = 24;
+/// Most pile takes, and most melds, among the candidates.
+const MAX_TAKES: usize = 6;
+const MAX_MELDS: usize = 8;
+/// Most actions of a rollout: far more than a deal has; a rollout that gets there is scored
+/// as the deal stands.
+const MAX_ROLLOUT_ACTIONS: u32 = 5_000;
+/// The exploration constant of UCB1, for rewards in 0..1.
+const EXPLORATION: f64 = 0.35;
+/// Points of deal score difference that make a reward of about 0.88 (tanh 1).
+const REWARD_SCALE: f64 = 800.0;
+
+/// How much a decision may spend.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Budget {
+    /// This many iterations (over all threads): deterministic.
+    Iterations(u32),
+    /// Iterations until this much time has passed on the bot's clock (each thread checks it
+    /// before every iteration, so a decision overruns by at most one rollout).
+    Time(Duration),
+}
+
+/// Where the bot reads the time of a [`Budget::Time`]: the monotonic clock, or one a test
+/// drives.
+pub trait Clock: Send + Sync {
+    /// The time now, from any fixed origin.
+    fn now(&self) -> Duration;
+}
+
+/// The monotonic clock of the machine.
+#[derive(Clone, Copy, Debug)]
+pub struct MonotonicClock(Instant);
+
+impl Default for MonotonicClock {
+    fn default() -> Self {
+        MonotonicClock(Instant::now())
+    }
+}
+
+impl Clock for MonotonicClock {
+    fn now(&self) -> Duration {
+        self.0.elapsed()
+    }
+}
+
+/// What the last decision did: the candidates, their iterations and mean rewards.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchStats {
+    /// Iterations run, over all threads.
+    pub iterations: u64,
+    /// The candidates, the greedy bot's choice first: (action, iterations, mean reward in
+    /// 0..1, 0 where it had none).
+    pub candidates: Vec<(Action, u64, f64)>,
+    /// The index of the candidate chosen.
+    pub chosen: usize,
+}
+
+/// The search bot (see the module documentation).
+pub struct SearchBot {
+    name: String,
+    seed: u64,
+    budget: Budget,
+    threads: usize,
+    clock: Arc<dyn Clock>,
+    greedy: GreedyBot,
+    stats: SearchStats,
+}
+
+impl std::fmt::Debug for SearchBot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchBot")
+            .field("name", &self.name)
+            .field("seed", &self.seed)
+            .field("budget", &self.budget)
+            .field("threads", &self.threads)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SearchBot {
+    /// A search bot with this seed and budget, on one thread and the monotonic clock.
+    pub fn new(seed: u64, budget: Budget) -> SearchBot {
+        SearchBot {
+            name: name_of(budget, 1),
+            seed,
+            budget,
+            threads: 1,
+            clock: Arc::new(MonotonicClock::default()),
+            greedy: GreedyBot::new(),
+            stats: SearchStats::default(),
+        }
+    }
+
+    /// The same bot on `threads` threads (at least 1, at most [`MAX_THREADS`]).
+    #[must_use]
+    pub fn with_threads(mut self, threads: usize) -> SearchBot {
+        self.threads = threads.clamp(1, MAX_THREADS);
+        self.name = name_of(self.budget, self.threads);
+        self
+    }
+
+    /// The same bot reading time from `clock`.
+    #[must_use]
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> SearchBot {
+        self.clock = clock;
+        self
+    }
+
+    /// What the last decision did.
+    pub fn stats(&self) -> &SearchStats {
+        &self.stats
+    }
+
+    /// A search bot by its name: `search`, then optionally `:` and a budget (`400` iterations,
+    /// `50ms`, `2s`) and `:` and threads (`t2`), e.g. `search:50ms:t2`. `None` if the name is
+    /// not the search bot's; an error saying what is wrong if its budget or threads are.
+    pub fn parse(name: &str, seed: u64) -> Option<Result<SearchBot, String>> {
+        let rest = name.strip_prefix("search")?;
+        if !rest.is_empty() && !rest.starts_with(':') {
+            return None;
+        }
+        let mut budget = Budget::Iterations(DEFAULT_ITERATIONS);
+        let mut threads = 1;
+        for part in rest.split(':').skip(1) {
+            match parse_part(part) {
+                Ok(Part::Budget(b)) => budget = b,
+                Ok(Part::Threads(t)) => threads = t,
+                Err(e) => return Some(Err(format!("bot {name:?}: {e}"))),
+            }
+        }
+        Some(Ok(SearchBot::new(seed, budget).with_threads(threads)))
+    }
+}
+
+enum Part {
+    Budget(Budget),
+    Threads(usize),
+}
+
+fn parse_part(part: &str) -> Result<Part, String> {
+    let usage = "give a budget (400 for iterations, 50ms or 2s for time) or threads (t2), \
+                 e.g. search:50ms:t2";
+    if let Some(t) = part.strip_prefix('t') {
+        return match t.parse::<usize>() {
+            Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(Part::Threads(n)),
+            _ => Err(format!(
+                "{part:?} is not a number of threads from 1 to {MAX_THREADS}: {usage}"
+            )),
+        };
+    }
+    let time = |digits: &str, unit: u64| -> Result<Part, String> {
+        match digits.parse::<u64>() {
+            Ok(n) if n >= 1 && Duration::from_millis(n.saturating_mul(unit)) <= MAX_TIME => {
+                Ok(Part::Budget(Budget::Time(Duration::from_millis(n * unit))))
+            }
+            _ => Err(format!(
+                "{part:?} is not a time from 1ms to {}s: {usage}",
+                MAX_TIME.as_secs()
+            )),
+        }
+    };
+    if let Some(ms) = part.strip_suffix("ms") {
+        return time(ms, 1);
+    }
+    if let Some(s) = part.strip_suffix('s') {
+        return time(s, 1000);
+    }
+    match part.parse::<u32>() {
+        Ok(n) if (1..=MAX_ITERATIONS).contains(&n) => Ok(Part::Budget(Budget::Iterations(n))),
+        _ => Err(format!(
+            "{part:?} is not a budget of 1 to {MAX_ITERATIONS} iterations: {usage}"
+        )),
+    }
+}
+
+/// The name that makes this bot again.
+fn name_of(budget: Budget, threads: usize) -> String {
+    let mut name = match budget {
+        Budget::Iterations(n) => format!("search:{n}"),
+        Budget::Time(t) => format!("search:{}ms", t.as_millis()),
+    };
+    if threads > 1 {
+        name.push_str(&format!(":t{threads}"));
+    }
+    name
+}
+
+/// What the bot cannot see, and how to deal it: the cards no view shows, and how many of them
+/// each other hand holds beyond its known cards.
+struct Unseen {
+    me: Seat,
+    mine: CardCounts,
+    /// The cards not in sight, in card order.
+    cards: Vec<Card>,
+    /// Per seat: its known cards, and how many hidden cards it holds besides.
+    known: [CardCounts; MAX_SEATS],
+    hidden: [usize; MAX_SEATS],
+}
+
+impl Unseen {
+    /// `None` if the view is not a seat's, or its counts do not add up to the pack (a view
+    /// edited or sent by a server that is wrong): the bot then plays greedy's choice.
+    fn new(view: &View) -> Option<Unseen> {
+        let Viewer::Seat(me) = view.viewer else {
+            return None;
+        };
+        let mine = *view.my_hand()?;
+        let mut pool = CardCounts::from_cards(pack(view.rules.decks, view.rules.jokers));
+        let mut take = |cards: &CardCounts| -> Option<()> {
+            pool.contains(cards).then(|| pool.remove_all(cards))
+        };
+        take(&mine)?;
+        take(&CardCounts::from_cards(view.pile.iter().copied()))?;
+        for side in &view.sides {
+            for meld in &side.melds {
+                take(&meld.cards)?;
+            }
+        }
+        let mut known = [CardCounts::new(); MAX_SEATS];
+        let mut hidden = [0; MAX_SEATS];
+        let mut needed = view.stock_len as usize;
+        for seat in &view.seats {
+            let s = seat.seat.index();
+            if s >= MAX_SEATS {
+                return None;
+            }
+            take(&seat.red_threes)?;
+            if seat.seat != me {
+                take(&seat.known)?;
+                known[s] = seat.known;
+                hidden[s] = (seat.hand_len as usize).checked_sub(seat.known.len())?;
+                needed += hidden[s];
+            }
+        }
+        (needed == pool.len()).then(|| Unseen {
+            me,
+            mine,
+            cards: pool.to_vec(),
+            known,
+            hidden,
+        })
+    }
+
+    /// One guess at the hidden cards: every hand and the stock (top card last).
+    fn deal(
+        &self,
+        rng: &mut Xoshiro256,
+        cards: &mut Vec<Card>,
+        hands: &mut [CardCounts; MAX_SEATS],
+    ) -> Vec<Card> {
+        cards.clone_from(&self.cards);
+        rng.shuffle(cards);
+        for (s, hand) in hands.iter_mut().enumerate() {
+            if s == self.me.index() {
+                *hand = self.mine;
+                continue;
+            }
+            *hand = self.known[s];
+            for _ in 0..self.hidden[s] {
+                hand.add(
+                    cards
+                        .pop()
+                        .expect("counted: the pool holds every hidden card"),
+                );
+            }
+        }
+        std::mem::take(cards)
+    }
+}
+
+/// The candidates of a decision: the greedy choice first, then the others, each once.
+fn candidates(legal: &LegalChoices<'_>, greedy: Action) -> Vec<Action> {
+    let mut out = vec![greedy];
+    let push = |out: &mut Vec<Action>, a: Action| {
+        if out.len() < MAX_CANDIDATES && !out.contains(&a) && legal.check(&a).is_ok() {
+            out.push(a);
+        }
+    };
+    match legal.phase() {
+        Phase::Answer => {
+            push(&mut out, Action::AnswerPartner { yes: true });
+            push(&mut out, Action::AnswerPartner { yes: false });
+        }
+        Phase::Draw => {
+            push(&mut out, Action::DrawStock);
+            push(&mut out, Action::DeclinePile);
+            let mut listed = Vec::new();
+            legal.actions_up_to(&mut listed, 64);
+            for a in listed
+                .into_iter()
+                .filter(|a| matches!(a, Action::TakePile { .. }))
+                .take(MAX_TAKES)
+            {
+                push(&mut out, a);
+            }
+        }
+        Phase::Play => {
+            if let Some(a) = legal.first_go_out() {
+                push(&mut out, a);
+            }
+            push(&mut out, Action::AskPartner);
+            for card in legal.hand().iter_kinds().map(|(c, _)| c) {
+                push(&mut out, Action::Discard { card });
+            }
+            let mut listed = Vec::new();
+            legal.actions_up_to(&mut listed, 256);
+            for a in listed
+                .into_iter()
+                .filter(|a| matches!(a, Action::Meld { melds } if melds.len() == 1))
+                .take(MAX_MELDS)
+            {
+                push(&mut out, a);
+            }
+        }
+        Phase::Over => {}
+    }
+    out
+}
+
+/// The random stream of a decision: from the seed and what the view shows, so that a
+/// decision depends on nothing else (not on the decisions before it).
+fn decision_seed(seed: u64, view: &View) -> u64 {
+    let mut h = StableHasher::new();
+    h.u64(seed);
+    h.u32(view.deal);
+    h.u32(view.stock_len);
+    h.u8(view.phase as u8);
+    h.u8(view.to_act.map_or(255, |s| s.0));
+    h.u32(view.pile.len() as u32);
+    for c in &view.pile {
+        h.u8(c.index() as u8);
+    }
+    if let Some(hand) = view.my_hand() {
+        h.bytes(&hand.to_array());
+    }
+    for side in &view.sides {
+        h.u32(side.melds.len() as u32);
+        for m in &side.melds {
+            h.bytes(&m.cards.to_array());
+        }
+    }
+    h.finish()
+}
+
+/// One worker's tallies: iterations and summed rewards per candidate.
+#[derive(Clone, Default)]
+struct Tally {
+    visits: Vec<u64>,
+    rewards: Vec<f64>,
+}
+
+impl Tally {
+    fn new(n: usize) -> Tally {
+        Tally {
+            visits: vec![0; n],
+            rewards: vec![0.0; n],
+        }
+    }
+
+    /// UCB1: every candidate once, then the best mean plus exploration (ties to the first).
+    fn select(&self, total: u64) -> usize {
+        if let Some(i) = self.visits.iter().position(|&v| v == 0) {
+            return i;
+        }
+        let ln = (total.max(1) as f64).ln();
+        let mut best = (0, f64::NEG_INFINITY);
+        for (i, (&v, &r)) in self.visits.iter().zip(&self.rewards).enumerate() {
+            let score = r / v as f64 + EXPLORATION * (ln / v as f64).sqrt();
+            if score > best.1 {
+                best = (i, score);
+            }
+        }
+        best.0
+    }
+}
+
+/// The reward of a finished (or cut) rollout for `me`: the deal's score difference between
+/// its side and the best other side, squashed into 0..1.
+fn reward(game: &Game, me: Seat) -> f64 {
+    let mine = game.table().side_of(me).index();
+    let report = match game.history().first() {
+        Some(r) => r.clone(),
+        None => match game.score_as_if(DealEnd::StockExhausted { seat: me }) {
+            Ok(r) => r,
+            Err(_) => return 0.5,
+        },
+    };
+    let own = report.sides.get(mine).map_or(0, |s| s.total);
+    let best_other = report
+        .sides
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != mine)
+        .map(|(_, s)| s.total)
+        .max()
+        .unwrap_or(0);
+    0.5 + 0.5 * (f64::from(own - best_other) / REWARD_SCALE).tanh()
+}
+
+/// Greedy players finish the deal of `game`.
+fn rollout(game: &mut Game, buffer: &mut ViewBuffer, events: &mut Vec<crate::Event>) {
+    let mut bots: [GreedyBot; MAX_SEATS] = Default::default();
+    for _ in 0..MAX_ROLLOUT_ACTIONS {
+        if !game.history().is_empty() {
+            return;
+        }
+        let Some(seat) = game.to_act() else { return };
+        let view = game.view_into(Viewer::Seat(seat), buffer);
+        let Some(legal) = game.legal() else { return };
+        let choice = bots[seat.index()].choose_checked(view, &legal);
+        events.clear();
+        if game.apply_choice(seat, &choice, events).is_err() {
+            return;
+        }
+    }
+}
+
+/// What one worker searches with.
+struct Search<'a> {
+    view: &'a View,
+    unseen: &'a Unseen,
+    candidates: &'a [Action],
+    budget: Budget,
+    clock: &'a dyn Clock,
+    start: Duration,
+}
+
+impl Search<'_> {
+    /// Runs `iterations` iterations (or until the time budget is spent) from this stream.
+    fn run(&self, seed: u64, iterations: u64) -> Tally {
+        let mut rng = Xoshiro256::seed_from_u64(seed);
+        let mut tally = Tally::new(self.candidates.len());
+        let mut cards = Vec::with_capacity(self.unseen.cards.len());
+        let mut hands = [CardCounts::new(); MAX_SEATS];
+        let mut buffer = ViewBuffer::from(self.view.clone());
+        let mut events = Vec::new();
+        let me = self.unseen.me;
+        let mut done = 0;
+        loop {
+            match self.budget {
+                Budget::Iterations(_) if done >= iterations => break,
+                Budget::Time(t) if self.clock.now().saturating_sub(self.start) >= t => break,
+                _ => {}
+            }
+            let i = tally.select(done);
+            let stock = self.unseen.deal(&mut rng, &mut cards, &mut hands);
+            let mut game = Game::determinized(self.view, &hands, stock, rng.next_u64());
+            events.clear();
+            let r = match game.apply_into(me, &self.candidates[i], &mut events) {
+                Ok(()) => {
+                    rollout(&mut game, &mut buffer, &mut events);
+                    reward(&game, me)
+                }
+                // Legal in the view, so in every guess at it: not reached.
+                Err(_) => 0.0,
+            };
+            tally.visits[i] += 1;
+            tally.rewards[i] += r;
+            done += 1;
+        }
+        tally
+    }
+}
+
+impl Bot for SearchBot {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn choose(&mut self, view: &View, legal: &LegalChoices<'_>) -> Action {
+        // Asked at every decision, as in its own play, so that its memory stays true.
+        let greedy = self.greedy.choose(view, legal);
+        let candidates = candidates(legal, greedy);
+        let unseen = Unseen::new(view).filter(|_| view.to_act.is_some());
+        self.stats = SearchStats {
+            iterations: 0,
+            candidates: candidates.iter().map(|a| (a.clone(), 0, 0.0)).collect(),
+            chosen: 0,
+        };
+        let Some(unseen) = unseen.filter(|_| candidates.len() > 1) else {
+            return candidates.into_iter().next().expect("greedy's choice");
+        };
+        let search = Search {
+            view,
+            unseen: &unseen,
+            candidates: &candidates,
+            budget: self.budget,
+            clock: &*self.clock,
+            start: self.clock.now(),
+        };
+        let seed = decision_seed(self.seed, view);
+        let stream = |t: usize| seed ^ (t as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let total = match self.budget {
+            Budget::Iterations(n) => u64::from(n),
+            Budget::Time(_) => u64::MAX,
+        };
+        let threads = self.threads as u64;
+        let share = |t: u64| total / threads + u64::from(t < total % threads);
+        let tallies: Vec<Tally> = if self.threads == 1 {
+            vec![search.run(stream(0), total)]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..self.threads)
+                    .map(|t| {
+                        let search = &search;
+                        scope.spawn(move || search.run(stream(t), share(t as u64)))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a search thread does not panic"))
+                    .collect()
+            })
+        };
+        let mut sum = Tally::new(candidates.len());
+        for t in &tallies {
+            for i in 0..candidates.len() {
+                sum.visits[i] += t.visits[i];
+                sum.rewards[i] += t.rewards[i];
+            }
+        }
+        // The candidate played most; a tie to the better mean, then to the first (greedy's).
+        let mean = |i: usize| sum.rewards[i] / sum.visits[i].max(1) as f64;
+        let mut chosen = 0;
+        for i in 1..candidates.len() {
+            if (sum.visits[i], mean(i)) > (sum.visits[chosen], mean(chosen)) {
+                chosen = i;
+            }
+        }
+        self.stats = SearchStats {
+            iterations: sum.visits.iter().sum(),
+            candidates: candidates
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (a.clone(), sum.visits[i], mean(i)))
+                .collect(),
+            chosen,
+        };
+        candidates.into_iter().nth(chosen).expect("a candidate")
+    }
+}
