@@ -407,6 +407,12 @@ pub struct BotRecord {
     pub win_rate_95: (f64, f64),
     /// Its side's final score minus the best other side's, on average.
     pub average_margin: f64,
+    /// That margin per deal played: over each seed's matches (a duplicate set counts once),
+    /// the margins summed over the deals summed.
+    pub points_per_deal: f64,
+    /// The 95% confidence interval of the points per deal (normal approximation over the
+    /// seeds: in duplicate mode the luck of the cards is cancelled within a seed, not across).
+    pub points_per_deal_95: (f64, f64),
 }
 
 /// The summary of a run.
@@ -445,6 +451,22 @@ pub fn wilson(wins: u64, n: u64) -> (f64, f64) {
     )
 }
 
+/// The mean of `values` and its 95% confidence interval (normal approximation; the mean
+/// alone for fewer than two values).
+pub fn mean_95(values: &[f64]) -> (f64, (f64, f64)) {
+    let n = values.len() as f64;
+    if values.is_empty() {
+        return (0.0, (0.0, 0.0));
+    }
+    let mean = values.iter().sum::<f64>() / n;
+    if values.len() < 2 {
+        return (mean, (mean, mean));
+    }
+    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    let half = 1.96 * (variance / n).sqrt();
+    (mean, (mean - half, mean + half))
+}
+
 /// Sums up outcomes.
 pub fn summarize(outcomes: &[Outcome], seconds: f64) -> Summary {
     let mut s = Summary {
@@ -453,6 +475,8 @@ pub fn summarize(outcomes: &[Outcome], seconds: f64) -> Summary {
         ..Summary::default()
     };
     let mut margins: BTreeMap<String, i64> = BTreeMap::new();
+    // Per bot and seed: the margins and the deals of the seed's matches.
+    let mut per_seed: BTreeMap<(String, u64), (i64, u64)> = BTreeMap::new();
     let (mut deals, mut turns, mut actions) = (0u64, 0u64, 0u64);
     for o in outcomes {
         deals += o.deals as u64;
@@ -490,12 +514,21 @@ pub fn summarize(outcomes: &[Outcome], seconds: f64) -> Summary {
                 .max()
                 .unwrap_or(own);
             *margins.entry(bot.clone()).or_default() += (own - best_other) as i64;
+            let seed = per_seed.entry((bot.clone(), o.seed)).or_default();
+            seed.0 += (own - best_other) as i64;
+            seed.1 += o.deals as u64;
         }
     }
     for (bot, r) in s.bots.iter_mut() {
         r.win_rate = r.wins as f64 / r.played.max(1) as f64;
         r.win_rate_95 = wilson(r.wins, r.played);
         r.average_margin = margins[bot] as f64 / r.played.max(1) as f64;
+        let seeds: Vec<f64> = per_seed
+            .range((bot.clone(), 0)..=(bot.clone(), u64::MAX))
+            .filter(|(_, (_, deals))| *deals > 0)
+            .map(|(_, (margin, deals))| *margin as f64 / *deals as f64)
+            .collect();
+        (r.points_per_deal, r.points_per_deal_95) = mean_95(&seeds);
     }
     let n = s.matches.max(1) as f64;
     s.deals_per_match = deals as f64 / n;
@@ -528,13 +561,17 @@ pub fn summary_text(s: &Summary) -> String {
     );
     for (bot, r) in &s.bots {
         out += &format!(
-            "  {bot}: {} wins of {} ({:.1}%, 95% CI {:.1}% to {:.1}%), average margin {:+.0}\n",
+            "  {bot}: {} wins of {} ({:.1}%, 95% CI {:.1}% to {:.1}%), average margin {:+.0}, \
+             {:+.1} points per deal (95% CI {:+.1} to {:+.1})\n",
             r.wins,
             r.played,
             r.win_rate * 100.0,
             r.win_rate_95.0 * 100.0,
             r.win_rate_95.1 * 100.0,
-            r.average_margin
+            r.average_margin,
+            r.points_per_deal,
+            r.points_per_deal_95.0,
+            r.points_per_deal_95.1,
         );
     }
     out
@@ -606,6 +643,19 @@ mod tests {
         assert_eq!(rate_text(f64::INFINITY), "0/s");
     }
 
+    // The interval of a mean: around it, narrower with more values, none for one value.
+    #[test]
+    fn mean_interval_brackets_the_mean() {
+        assert_eq!(mean_95(&[]), (0.0, (0.0, 0.0)));
+        assert_eq!(mean_95(&[5.0]), (5.0, (5.0, 5.0)));
+        let (mean, (lo, hi)) = mean_95(&[10.0, 20.0, 30.0, 40.0]);
+        assert_eq!(mean, 25.0);
+        // s = 12.91, s / sqrt(4) = 6.45, 1.96 of it = 12.65.
+        assert!((hi - mean - 12.65).abs() < 0.01 && (mean - lo - 12.65).abs() < 0.01);
+        let (_, (lo8, hi8)) = mean_95(&[10.0, 20.0, 30.0, 40.0, 10.0, 20.0, 30.0, 40.0]);
+        assert!(hi8 - lo8 < hi - lo);
+    }
+
     #[test]
     fn wilson_interval_brackets_the_rate() {
         let (lo, hi) = wilson(95, 100);
@@ -649,6 +699,23 @@ mod tests {
         let s = summarize(&outcomes, 1.0);
         assert_eq!(s.bots["greedy"].played, 6);
         assert!(s.bots["greedy"].wins >= 5);
+        // Two sides: what one wins per deal the other loses, seed by seed.
+        let (greedy, random) = (&s.bots["greedy"], &s.bots["random"]);
+        assert!(greedy.points_per_deal > 0.0);
+        assert_eq!(greedy.points_per_deal, -random.points_per_deal);
+        assert_eq!(greedy.points_per_deal_95.0, -random.points_per_deal_95.1);
+        let by_hand: f64 = outcomes
+            .chunks(2)
+            .map(|pair| {
+                let margin = |o: &Outcome| {
+                    let g = o.side_bots.iter().position(|b| b == "greedy").unwrap();
+                    (o.totals[g] - o.totals[1 - g]) as f64
+                };
+                (margin(&pair[0]) + margin(&pair[1])) / (pair[0].deals + pair[1].deals) as f64
+            })
+            .sum::<f64>()
+            / 3.0;
+        assert!((greedy.points_per_deal - by_hand).abs() < 1e-9);
     }
 
     // Regression: with three sides, duplicate mode moved the bots one seat on only (two of the

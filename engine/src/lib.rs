@@ -33,7 +33,8 @@
 //!   ([`View`]; [`ViewBuffer`], a view refreshed in place without copying what did not change).
 //! - [`notation`]: a short text notation for actions (terminals, records).
 //! - [`quote`]: a caller's text as error messages quote it (cut short).
-//! - [`bot`]: the [`Bot`] trait and the built-in bots: `greedy`, `random`, `safe`.
+//! - [`bot`]: the [`Bot`] trait and the built-in bots: `greedy`, `random`, `safe`, and
+//!   `search` (determinized Monte Carlo search over guesses at the hidden cards).
 //!
 //! # Example
 //!

@@ -1440,6 +1440,47 @@ mod tests {
         }
     }
 
+    // A seat's known cards are cards of its hand: a view listing more of them than the hand
+    // holds, or, in the seat's own view, cards its hand does not hold, is refused, naming the
+    // field; known cards within the hand are kept.
+    #[test]
+    fn known_cards_outside_the_hand_are_refused() {
+        use canasta_engine::{Game, Setup, Viewer};
+        let game = Game::new(&Setup::seeded(RuleSpec::new(Preset::Official, 4), 3)).unwrap();
+        let me = game.to_act().unwrap().index();
+        let meta = ViewMeta {
+            game_id: "g",
+            seq: 1,
+            status: v1::GameStatus::Playing,
+            names: &[],
+            occupied: &[],
+            result: result_to_wire(game.winner(), game.scores()),
+        };
+        let wire = view_to_wire(&game.view(Viewer::Seat(Seat(me as u8))), &meta);
+        let held = game.hand(Seat(me as u8));
+        let mut kept = wire.clone();
+        kept.seats[me].known = vec![card_to_wire(held.iter().next().unwrap())];
+        let back = view_from_wire(&kept, *game.rules()).unwrap();
+        assert_eq!(back.seats[me].known.len(), 1);
+        let missing = (0..53)
+            .filter_map(Card::from_index)
+            .find(|&c| held.count(c) == 0)
+            .unwrap();
+        let mut not_held = wire.clone();
+        not_held.seats[me].known = vec![card_to_wire(missing)];
+        let other = (me + 1) % 4;
+        let mut too_many = wire;
+        too_many.seats[other].known =
+            vec![card_to_wire(missing); too_many.seats[other].hand_count as usize + 1];
+        for bad in [not_held, too_many] {
+            let e = view_from_wire(&bad, *game.rules()).unwrap_err();
+            assert_eq!(
+                (e.reason, e.field.as_str()),
+                (Reason::TooManyCards, "view.seats.known")
+            );
+        }
+    }
+
     // A game waiting for players is dealt already, but its view shows no card and nothing of
     // the deal to anyone (the referee's view included: the wire has no viewer who may see it),
     // and still reads back, as a deal where nobody may act.

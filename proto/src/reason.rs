@@ -103,7 +103,9 @@ reasons! {
     /// (the BadRequest detail names where it is).
     InvalidCard = "INVALID_CARD",
     /// INVALID_ARGUMENT: a list of cards longer than any pack, or with more than 15 copies of a
-    /// card (refused, not cut short). Send fewer.
+    /// card (refused, not cut short). Send fewer. (A client reading a view back,
+    /// `canasta_proto::convert::view_from_wire`, refuses with it a seat's known cards that its
+    /// hand does not hold too.)
     TooManyCards = "TOO_MANY_CARDS",
     /// INVALID_ARGUMENT: a meld index out of range. Name one of the side's melds. (A client
     /// reading a view back, `canasta_proto::convert::view_from_wire`, refuses with it a side
