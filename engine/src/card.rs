@@ -592,6 +592,35 @@ impl CardCounts {
         }
     }
 
+    /// Removes every card of `other` that is here: of each kind, as many as `other` has, or
+    /// all there are (a count never goes below zero).
+    pub fn remove_up_to(&mut self, other: &CardCounts) {
+        for (a, &b) in self.ranks.iter_mut().zip(other.ranks.iter()) {
+            // Most lanes of `other` (the cards of a meld, a rank or two) are empty.
+            if b == 0 || *a == 0 {
+                continue;
+            }
+            let left = if (*a | b) & TOP_BITS == 0 {
+                // Every count below 8: a suit's four bits hold `a + 8 - b` without a borrow
+                // from the next suit, its top bit set where `a >= b`, and its low three bits
+                // `a - b` there. Elsewhere the count becomes 0.
+                let t = (*a | TOP_BITS).wrapping_sub(b);
+                let keep = (t & TOP_BITS) >> 3;
+                t & !TOP_BITS & (keep * 0xF)
+            } else {
+                (0..4).fold(0, |left, s| {
+                    let n = (*a >> (4 * s) & 0xF).saturating_sub(b >> (4 * s) & 0xF);
+                    left | n << (4 * s)
+                })
+            };
+            self.len -= (lane_sum(*a) - lane_sum(left)) as u16;
+            *a = left;
+        }
+        let jokers = self.jokers.min(other.jokers);
+        self.jokers -= jokers;
+        self.len -= jokers as u16;
+    }
+
     /// The rank lanes four at a time: lane `4w + j` in bits `16j..16j + 16` of word `w`. Sums
     /// over several ranks are then a few operations on whole words.
     #[inline]
@@ -1046,6 +1075,35 @@ mod tests {
                 };
                 assert_eq!(c.rank_count(r), expected, "{r:?} in {c:?}");
                 assert_eq!(all[r as usize], expected, "{r:?} in {c:?}");
+            }
+        }
+    }
+
+    // Removing what is there, kind by kind, whatever the counts: small ones (the lanes at
+    // once) and big ones (a kind at a time), jokers too.
+    #[test]
+    fn remove_up_to_removes_each_kind_down_to_zero() {
+        let mut rng = crate::rng::Xoshiro256::seed_from_u64(11);
+        let random = |rng: &mut crate::rng::Xoshiro256, max: u64| {
+            let mut c = CardCounts::new();
+            for _ in 0..rng.below(30) {
+                let card = Card::from_index(rng.below(CARD_KINDS as u64) as u8).unwrap();
+                c.add_n(card, rng.below(max) as u8);
+            }
+            c
+        };
+        for max in [2, 4, 8, 16] {
+            for _ in 0..2000 {
+                let (a, b) = (random(&mut rng, max), random(&mut rng, max));
+                let mut fast = a;
+                fast.remove_up_to(&b);
+                let mut counts = a.to_array();
+                for (n, m) in counts.iter_mut().zip(b.to_array()) {
+                    *n = n.saturating_sub(m);
+                }
+                let expected = CardCounts::from_array(&counts);
+                assert_eq!(fast, expected, "{a:?} less {b:?}");
+                assert_eq!(fast.len(), expected.len());
             }
         }
     }

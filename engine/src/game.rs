@@ -768,7 +768,11 @@ impl Game {
         for spec in specs {
             self.d.hands[seat.index()].remove_all(&spec.cards);
             // Counted down, not below zero: the cards laid may be known ones or hidden ones.
-            self.d.known[seat.index()].remove_all(&spec.cards);
+            // Most hands hold no known card: nothing to count then.
+            let known = &mut self.d.known[seat.index()];
+            if !known.is_empty() {
+                known.remove_up_to(&spec.cards);
+            }
             let melds = &mut self.d.melds[side];
             let (id, new) = match spec.target {
                 MeldTarget::New => {
