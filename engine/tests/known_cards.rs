@@ -125,7 +125,7 @@ fn known_cards_equal_a_recount_from_the_events() {
             let players = game.table().players() as usize;
             let mut bots: Vec<Box<dyn Bot>> = (0..players)
                 .map(|s| -> Box<dyn Bot> {
-                    if (s + seed as usize) % 3 == 0 {
+                    if (s + seed as usize).is_multiple_of(3) {
                         Box::new(RandomBot::new(seed + s as u64))
                     } else {
                         Box::new(GreedyBot::new())
