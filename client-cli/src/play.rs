@@ -56,7 +56,13 @@ pub struct Bots {
     ended: mpsc::UnboundedReceiver<v1::MatchResult>,
     /// The seats the bots took, with their tokens, as they take them.
     seated: Arc<Mutex<Vec<SeatClient>>>,
+    /// Set to stop the bots: each stops at once, but for a join under way, which it finishes
+    /// so that the seat it took is known and can be given up.
+    stop: tokio::sync::watch::Sender<bool>,
 }
+
+/// How long [`Bots::leave`] waits for joins under way before it stops the bots regardless.
+const JOIN_GRACE: Duration = Duration::from_secs(10);
 
 impl Bots {
     /// No bots yet.
@@ -70,6 +76,7 @@ impl Bots {
             ended_tx,
             ended,
             seated: Arc::default(),
+            stop: tokio::sync::watch::channel(false).0,
         }
     }
 
@@ -91,9 +98,15 @@ impl Bots {
         let failed = self.failed_tx.clone();
         let ended = self.ended_tx.clone();
         let seated = self.seated.clone();
+        let mut stop = self.stop.subscribe();
         self.tasks.spawn(async move {
             let run = async {
-                let mut client = remote::connect(&addr).await?;
+                let mut client = tokio::select! {
+                    c = remote::connect(&addr) => c?,
+                    _ = stop.wait_for(|&s| s) => return Ok(None),
+                };
+                // Not cut short by a stop: a JoinGame the server carried out must be known
+                // here, or its seat would stay taken by a bot that is gone.
                 let mut s = SeatClient::join(
                     &mut client,
                     &addr,
@@ -103,12 +116,16 @@ impl Bots {
                 )
                 .await?;
                 seated.lock().expect("not poisoned").push(s.clone());
-                remote::play_seat(&mut client, &mut s, bot.as_mut(), |_| {}).await
+                tokio::select! {
+                    r = remote::play_seat(&mut client, &mut s, bot.as_mut(), |_| {}) => r.map(Some),
+                    _ = stop.wait_for(|&s| s) => Ok(None),
+                }
             };
             match run.await {
-                Ok(result) => {
+                Ok(Some(result)) => {
                     let _ = ended.send(result);
                 }
+                Ok(None) => {}
                 Err(e) => {
                     let _ = failed.send(format!("the {name} bot in seat {seat} stopped: {e}"));
                 }
@@ -149,8 +166,14 @@ impl Bots {
     /// Stops the bots and gives up the seats they took, so that the game does not wait for
     /// bots that are gone: those seats can be joined again. The seats given up, in order.
     pub async fn leave(mut self) -> Vec<u32> {
-        self.tasks.abort_all();
-        while self.tasks.join_next().await.is_some() {}
+        // Joins under way finish first (within a grace), so that every seat a bot took is
+        // in `seated`; a bot that never reaches the server is stopped regardless.
+        self.stop.send_replace(true);
+        let joined = async { while self.tasks.join_next().await.is_some() {} };
+        if tokio::time::timeout(JOIN_GRACE, joined).await.is_err() {
+            self.tasks.abort_all();
+            while self.tasks.join_next().await.is_some() {}
+        }
         let seated = std::mem::take(&mut *self.seated.lock().expect("not poisoned"));
         let mut left = Vec::new();
         for s in seated {
@@ -963,5 +986,65 @@ mod tests {
             ..forfeit
         };
         assert!(away_text(Some(&fallback)).contains("fallback bot moves for your seat"));
+    }
+
+    // Bots that leave give up every seat they took, whenever the person stops: also when a
+    // bot's JoinGame is on its way to the server (a join the server carried out but whose
+    // answer the bot never read would leave the seat taken by a bot that is gone, and the
+    // game waiting for it). The person stops after a varying number of round trips to the
+    // server and of the runtime's turns, so that the stop falls before, during and after the
+    // joins.
+    #[cfg(feature = "local")]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn bots_that_leave_give_up_every_seat_they_took() {
+        let server = crate::local::for_play().await.unwrap();
+        let addr = server.addr().to_string();
+        let mut client = remote::connect(&addr).await.unwrap();
+        let spec = RuleSpec::new(canasta_engine::Preset::Official, 4);
+        let mut took = 0;
+        for turns in 0..60 {
+            let game = create(&mut client, &spec, Some(turns)).await.unwrap();
+            let mut bots = Bots::new();
+            for seat in 1..4 {
+                bots.spawn(addr.clone(), game.game_id.clone(), seat, "greedy".into(), 1)
+                    .unwrap();
+            }
+            // As long as a round trip or two: about what a bot's connection and join take.
+            for _ in 0..turns / 4 {
+                client
+                    .get_game(v1::GetGameRequest {
+                        game_id: game.game_id.clone(),
+                    })
+                    .await
+                    .unwrap();
+            }
+            for _ in 0..turns % 4 * 8 {
+                tokio::task::yield_now().await;
+            }
+            let left = bots.leave().await;
+            took += left.len();
+            let summary = client
+                .get_game(v1::GetGameRequest {
+                    game_id: game.game_id.clone(),
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .game
+                .unwrap();
+            let occupied: Vec<u32> = summary
+                .seats
+                .iter()
+                .filter(|s| s.occupied)
+                .map(|s| s.seat)
+                .collect();
+            assert!(
+                occupied.is_empty(),
+                "after {turns} turns: {occupied:?} taken, {left:?} left"
+            );
+        }
+        // The stops did not all fall before the joins.
+        assert!(took > 0);
+        server.shutdown().await.unwrap();
     }
 }
