@@ -401,7 +401,7 @@ fn spec_from(
 #[pymethods]
 impl Game {
     /// A new game, dealt: `Game("official", 4, seed=42)`. `options` overrides the preset's
-    /// options by name (values as text or numbers: `{"min_canastas_out": 2}`); `card_orders`
+    /// options by name (values as text or numbers: `{"canastas_to_go_out": 2}`); `card_orders`
     /// gives prearranged decks, one per deal, each the whole pack top first (a string
     /// `"KS KH ..."` or a list of cards); `first_dealer` a seat; `start_scores` one per side.
     #[new]
@@ -498,8 +498,15 @@ impl Game {
             Some(v) => v.extract()?,
             None => Vec::new(),
         };
+        // Pairs of a seat and the action's notation: lists in JSON, tuples from `record()`.
         let actions: Vec<(u8, String)> = match get("actions")? {
-            Some(v) => v.extract()?,
+            Some(v) => v
+                .try_iter()?
+                .map(|pair| {
+                    let pair = pair?;
+                    Ok((pair.get_item(0)?.extract()?, pair.get_item(1)?.extract()?))
+                })
+                .collect::<PyResult<_>>()?,
             None => Vec::new(),
         };
         let actions = actions
