@@ -95,9 +95,12 @@ pub fn fixed_action(id: u32) -> Option<Action> {
             let i = (id - ADD_BASE) as usize;
             let card = Card::from_index((i % KINDS) as u8)?;
             Action::Meld {
-                melds: [MeldSpec::add_to((i / KINDS) as u8, CardCounts::from_cards([card]))]
-                    .into_iter()
-                    .collect(),
+                melds: [MeldSpec::add_to(
+                    (i / KINDS) as u8,
+                    CardCounts::from_cards([card]),
+                )]
+                .into_iter()
+                .collect(),
             }
         }
         _ => return None,
@@ -303,10 +306,7 @@ pub fn observe(layout: &Layout, view: &View, listing: Option<&Listing>, out: &mu
     let players = layout.players;
     let sides = layout.sides;
     let rel_seat = |s: Seat| (s.index() + players - me.index()) % players;
-    let my_side = view
-        .seats
-        .get(me.index())
-        .map_or(0, |s| s.side.index());
+    let my_side = view.seats.get(me.index()).map_or(0, |s| s.side.index());
     let rel_side = |s: usize| (s + sides - my_side) % sides;
 
     if let Some(hand) = view.seats.get(me.index()).and_then(|s| s.hand.as_ref()) {

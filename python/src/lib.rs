@@ -16,16 +16,20 @@ use canasta_engine::bot;
 use canasta_engine::notation::{card_ascii, parse_action, to_notation};
 use canasta_engine::rng::Xoshiro256;
 use canasta_engine::{
-    Action, Card, Game as EngineGame, Phase, Preset, RuleError, RuleSpec, Seat,
-    Setup, SetupError, ViewBuffer, Viewer, parse_cards,
+    Action, Card, Game as EngineGame, Phase, Preset, RuleError, RuleSpec, Seat, Setup, SetupError,
+    ViewBuffer, Viewer, parse_cards,
 };
 use numpy::{PyArray1, PyArrayMethods};
-use pyo3::exceptions::{PyValueError, PyTypeError};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use encoding::{Layout, Listing};
 use objects::{DealScore, View};
+
+/// Mixed into the game's seed for the generator of `random_id`, so that its choices are not
+/// drawn from the very numbers that shuffled the deck.
+const RANDOM_ID_SALT: u64 = 0x5eed_0fc0_ffee;
 
 /// The format name of the game records of `canasta export` and `canasta replay`.
 const RECORD_FORMAT: &str = "canasta-record/1";
@@ -186,11 +190,16 @@ impl PyAction {
         };
         match &self.action {
             Action::TakePile { top, melds } => {
-                let mut out = vec![(target(top.target), top.cards.iter().map(card_ascii).collect())];
+                let mut out = vec![(
+                    target(top.target),
+                    top.cards.iter().map(card_ascii).collect(),
+                )];
                 out.extend(melds.iter().map(spec));
                 out
             }
-            Action::Meld { melds } | Action::GoOut { melds, .. } => melds.iter().map(spec).collect(),
+            Action::Meld { melds } | Action::GoOut { melds, .. } => {
+                melds.iter().map(spec).collect()
+            }
             _ => Vec::new(),
         }
     }
@@ -317,7 +326,7 @@ impl Game {
         );
         let views = game.view_buffer(Viewer::Spectator);
         Ok(Game {
-            rng: Xoshiro256::seed_from_u64(setup.seed ^ 0x5eed_0f_c0ffee),
+            rng: Xoshiro256::seed_from_u64(setup.seed ^ RANDOM_ID_SALT),
             game,
             setup,
             actions: Vec::new(),
@@ -471,16 +480,17 @@ impl Game {
                 "this record's format is {format:?}, not {RECORD_FORMAT:?}"
             )));
         }
-        let rules = get("rules")?
-            .ok_or_else(|| PyValueError::new_err("the record has no rules"))?;
+        let rules =
+            get("rules")?.ok_or_else(|| PyValueError::new_err("the record has no rules"))?;
         let preset: String = rules.get_item("preset")?.extract()?;
         let players: u8 = rules.get_item("players")?.extract()?;
-        let options: Option<BTreeMap<String, String>> = match rules.cast::<PyDict>()?.get_item("options")? {
-            Some(o) => Some(o.extract()?),
-            None => None,
-        };
-        let spec = spec_from(py, &preset, players, options)
-            .map_err(|e| replay_setup_error(py, e))?;
+        let options: Option<BTreeMap<String, String>> =
+            match rules.cast::<PyDict>()?.get_item("options")? {
+                Some(o) => Some(o.extract()?),
+                None => None,
+            };
+        let spec =
+            spec_from(py, &preset, players, options).map_err(|e| replay_setup_error(py, e))?;
         let seed: u64 = get("seed")?.map(|s| s.extract()).transpose()?.unwrap_or(0);
         let card_orders = match get("card_orders")? {
             Some(o) => o
@@ -561,7 +571,12 @@ impl Game {
             .setup
             .card_orders
             .iter()
-            .map(|o| o.iter().map(|c| card_ascii(*c)).collect::<Vec<_>>().join(" "))
+            .map(|o| {
+                o.iter()
+                    .map(|c| card_ascii(*c))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
             .collect();
         d.set_item("card_orders", orders)?;
         d.set_item("first_dealer", self.setup.first_dealer.map(|s| s.0))?;
@@ -739,14 +754,21 @@ impl Game {
     fn check(&self, py: Python<'_>, action: &Bound<'_, PyAny>, seat: Option<i64>) -> PyResult<()> {
         let action = PyAction::from_any(py, action)?;
         let seat = self.seat_or_to_act(py, seat)?;
-        self.game.check(seat, &action).map_err(|e| rule_error(py, &e))
+        self.game
+            .check(seat, &action)
+            .map_err(|e| rule_error(py, &e))
     }
 
     /// Applies an action (an `Action` or its notation) of `seat` (default: the seat to act).
     /// Raises `IllegalAction` with the engine's code if it is refused; the game is then
     /// unchanged.
     #[pyo3(signature = (action, seat = None))]
-    fn apply(&mut self, py: Python<'_>, action: &Bound<'_, PyAny>, seat: Option<i64>) -> PyResult<()> {
+    fn apply(
+        &mut self,
+        py: Python<'_>,
+        action: &Bound<'_, PyAny>,
+        seat: Option<i64>,
+    ) -> PyResult<()> {
         let action = PyAction::from_any(py, action)?;
         let seat = self.seat_or_to_act(py, seat)?;
         self.apply_engine(py, seat, &action)
@@ -817,7 +839,10 @@ impl Game {
     fn action_of(&mut self, py: Python<'_>, id: i64) -> PyResult<Option<PyAction>> {
         let id = id_from(id)?;
         let _ = py;
-        Ok(self.listing().action_of(id).map(|action| PyAction { action }))
+        Ok(self
+            .listing()
+            .action_of(id)
+            .map(|action| PyAction { action }))
     }
 
     /// The id of an action in the current position: its fixed id, or its option slot; None if

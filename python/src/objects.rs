@@ -44,7 +44,10 @@ impl Meld {
             "Meld({}, {}{}, [{}]{})",
             self.id,
             self.kind,
-            self.of.as_ref().map(|o| format!(" {o}")).unwrap_or_default(),
+            self.of
+                .as_ref()
+                .map(|o| format!(" {o}"))
+                .unwrap_or_default(),
             self.cards.join(" "),
             self.canasta
                 .map(|c| format!(", canasta={c}"))

@@ -86,7 +86,10 @@ fn python_with_package(work: &Path) -> PathBuf {
         fs::create_dir_all(work).expect("a directory under target/");
         run(
             "making a Python virtual environment (on Debian and Ubuntu: apt install python3-venv)",
-            Command::new(system_python()).arg("-m").arg("venv").arg(&venv),
+            Command::new(system_python())
+                .arg("-m")
+                .arg("venv")
+                .arg(&venv),
         );
         run(
             "installing the Python package's pinned requirements with pip",
@@ -102,10 +105,9 @@ fn python_with_package(work: &Path) -> PathBuf {
     // venv's `maturin`. Its own target directory keeps its release build apart from the
     // workspace's.
     let bin = python.parent().expect("the venv's bin directory");
-    let path = std::env::join_paths(
-        std::iter::once(bin.to_path_buf())
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
+    let path = std::env::join_paths(std::iter::once(bin.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
     .expect("a PATH");
     run(
         "building and installing the package with pip install ./python",
@@ -240,6 +242,9 @@ fn the_python_package_passes_its_tests() {
     let _ = fs::remove_file(&replays);
     println!("{out}");
     // Every test ran: the replays against the Rust engine are skipped only without the file.
-    assert!(!out.contains("skipped"), "a Python test was skipped:\n{out}");
+    assert!(
+        !out.contains("skipped"),
+        "a Python test was skipped:\n{out}"
+    );
     assert!(out.contains(" passed"), "pytest's summary:\n{out}");
 }
