@@ -792,7 +792,7 @@ impl Game {
     // ----- the encodings -----
 
     /// The ids of the legal actions of the seat to act (fixed ids and option slots), as a
-    /// NumPy int32 array in the canonical list's order.
+    /// NumPy uint32 array in the canonical list's order.
     fn legal_ids<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
         PyArray1::from_slice(py, &self.listing().legal_ids)
     }
