@@ -64,15 +64,13 @@ fn card_from(py: Python<'_>, text: &str) -> PyResult<Card> {
         .map_err(|e| notation_error(py, e.to_string()))
 }
 
-/// A seat number from Python, refused if no table could have it.
-fn seat_from(py: Python<'_>, seat: i64) -> PyResult<Seat> {
+/// A seat number from Python: a number no table could have is a `ValueError` (one that this
+/// table lacks is the engine's `NO_SUCH_SEAT`).
+fn seat_from(seat: i64) -> PyResult<Seat> {
     u8::try_from(seat).map(Seat).map_err(|_| {
-        rule_error(
-            py,
-            &RuleError::NoSuchSeat {
-                seat: Seat(u8::MAX),
-            },
-        )
+        PyValueError::new_err(format!(
+            "{seat} is not a seat number: seats are numbered from 0 to the players less one"
+        ))
     })
 }
 
@@ -229,8 +227,9 @@ impl PyAction {
         to_notation(&self.action)
     }
 
-    fn __repr__(&self) -> String {
-        format!("Action({:?})", to_notation(&self.action))
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let text = PyString::new(py, &to_notation(&self.action));
+        Ok(format!("Action({})", text.repr()?.to_cow()?))
     }
 }
 
@@ -360,9 +359,18 @@ impl Game {
         &self.listing
     }
 
+    /// A seat of this table, else the engine's `NO_SUCH_SEAT`.
+    fn table_seat(&self, py: Python<'_>, seat: i64) -> PyResult<Seat> {
+        let seat = seat_from(seat)?;
+        if seat.0 >= self.game.table().players() {
+            return Err(rule_error(py, &RuleError::NoSuchSeat { seat }));
+        }
+        Ok(seat)
+    }
+
     fn seat_or_to_act(&self, py: Python<'_>, seat: Option<i64>) -> PyResult<Seat> {
         match seat {
-            Some(s) => seat_from(py, s),
+            Some(s) => seat_from(s),
             None => self
                 .game
                 .to_act()
@@ -446,7 +454,7 @@ impl Game {
             .iter()
             .map(|d| deck_from(py, d))
             .collect::<PyResult<Vec<_>>>()?;
-        let first_dealer = first_dealer.map(|s| seat_from(py, s)).transpose()?;
+        let first_dealer = first_dealer.map(seat_from).transpose()?;
         let setup = Setup {
             rules: spec,
             seed,
@@ -626,10 +634,7 @@ impl Game {
 
     /// The side of a seat.
     fn side_of(&self, py: Python<'_>, seat: i64) -> PyResult<u8> {
-        let seat = seat_from(py, seat)?;
-        if seat.0 >= self.game.table().players() {
-            return Err(rule_error(py, &RuleError::NoSuchSeat { seat }));
-        }
+        let seat = self.table_seat(py, seat)?;
         Ok(self.game.table().side_of(seat).0)
     }
 
@@ -692,7 +697,7 @@ impl Game {
     #[pyo3(signature = (seat, went_out = true))]
     fn score_as_if(&self, py: Python<'_>, seat: i64, went_out: bool) -> PyResult<DealScore> {
         use canasta_engine::DealEnd;
-        let seat = seat_from(py, seat)?;
+        let seat = seat_from(seat)?;
         let end = if went_out {
             DealEnd::WentOut {
                 seat,
@@ -720,13 +725,7 @@ impl Game {
         let viewer = match (seat, referee) {
             (_, true) => Viewer::Referee,
             (None, false) => Viewer::Spectator,
-            (Some(s), false) => {
-                let seat = seat_from(py, s)?;
-                if seat.0 >= self.game.table().players() {
-                    return Err(rule_error(py, &RuleError::NoSuchSeat { seat }));
-                }
-                Viewer::Seat(seat)
-            }
+            (Some(s), false) => Viewer::Seat(self.table_seat(py, s)?),
         };
         Ok(View::from(&self.game.view(viewer)))
     }
@@ -785,7 +784,7 @@ impl Game {
 
     /// A seat's hand, as the referee knows it (an agent should read its own view).
     fn hand(&self, py: Python<'_>, seat: i64) -> PyResult<Vec<String>> {
-        let seat = seat_from(py, seat)?;
+        let seat = self.table_seat(py, seat)?;
         Ok(self.game.hand(seat).iter().map(card_ascii).collect())
     }
 
@@ -836,9 +835,8 @@ impl Game {
 
     /// The action of an id in the current position: a fixed id's action (legal or not), or
     /// the action in an option slot; None for an empty slot.
-    fn action_of(&mut self, py: Python<'_>, id: i64) -> PyResult<Option<PyAction>> {
+    fn action_of(&mut self, id: i64) -> PyResult<Option<PyAction>> {
         let id = id_from(id)?;
-        let _ = py;
         Ok(self
             .listing()
             .action_of(id)
@@ -903,10 +901,7 @@ impl Game {
         seat: i64,
         out: Option<Bound<'py, PyArray1<f32>>>,
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
-        let seat = seat_from(py, seat)?;
-        if seat.0 >= self.game.table().players() {
-            return Err(rule_error(py, &RuleError::NoSuchSeat { seat }));
-        }
+        let seat = self.table_seat(py, seat)?;
         let out = match out {
             Some(o) => o,
             None => PyArray1::zeros(py, self.layout.len, false),
