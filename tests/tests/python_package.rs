@@ -17,33 +17,8 @@ use std::process::Command;
 use canasta_engine::bot::{Bot, GreedyBot, RandomBot};
 use canasta_engine::notation::{card_ascii, to_notation};
 use canasta_engine::{Card, Game, Preset, RuleSpec, Seat, Setup, Viewer};
+use canasta_tests::{run, temp_dir, workspace_root};
 use serde_json::{Value, json};
-
-/// The workspace's root directory.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate is in the workspace")
-        .to_path_buf()
-}
-
-/// Runs a command to its end; panics with its output if it fails. Returns its output.
-fn run(what: &str, command: &mut Command) -> String {
-    let out = command
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run {command:?}: {e}"));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.status.success(),
-        "{what} failed ({}): {command:?}\n{text}",
-        out.status
-    );
-    text
-}
 
 /// The system's Python, 3.10 or newer: `$PYTHON`, else `python3`, else `python`.
 fn system_python() -> String {
@@ -78,7 +53,7 @@ fn python_with_package(work: &Path) -> PathBuf {
     } else {
         venv.join("bin").join("python")
     };
-    let requirements = root().join("python").join("requirements.txt");
+    let requirements = workspace_root().join("python").join("requirements.txt");
     let wanted = fs::read_to_string(&requirements).expect("python/requirements.txt");
     let stamp = venv.join("canasta-requirements.txt");
     if !python.exists() || fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
@@ -115,7 +90,7 @@ fn python_with_package(work: &Path) -> PathBuf {
             .args(["-m", "pip", "install", "--disable-pip-version-check"])
             .args(["--no-input", "--quiet", "--no-build-isolation", "--no-deps"])
             .args(["--force-reinstall"])
-            .arg(root().join("python"))
+            .arg(workspace_root().join("python"))
             .env("CARGO_TARGET_DIR", work.join("cargo-target"))
             .env("PATH", path),
     );
@@ -221,7 +196,8 @@ fn rust_replays() -> Vec<Value> {
 fn the_python_package_passes_its_tests() {
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-package");
     let python = python_with_package(&work);
-    let replays = work.join(format!("rust-replays-{}.json", std::process::id()));
+    let scratch = temp_dir("python-package");
+    let replays = scratch.path().join("rust-replays.json");
     fs::write(
         &replays,
         serde_json::to_string(&rust_replays()).expect("JSON"),
@@ -232,14 +208,13 @@ fn the_python_package_passes_its_tests() {
         "the Python package's pytest suite (python/tests)",
         Command::new(&python)
             .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs"])
-            .arg(root().join("python").join("tests"))
+            .arg(workspace_root().join("python").join("tests"))
             .current_dir(&work)
             .env("CANASTA_RUST_REPLAYS", &replays)
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .env_remove("PYTHONHOME")
             .env_remove("PYTHONPATH"),
     );
-    let _ = fs::remove_file(&replays);
     println!("{out}");
     // Every test ran: the replays against the Rust engine are skipped only without the file.
     assert!(
