@@ -490,8 +490,13 @@ impl Game {
         }
         let rules =
             get("rules")?.ok_or_else(|| PyValueError::new_err("the record has no rules"))?;
-        let preset: String = rules.get_item("preset")?.extract()?;
-        let players: u8 = rules.get_item("players")?.extract()?;
+        let rule = |key: &str| {
+            rules
+                .get_item(key)
+                .map_err(|_| PyValueError::new_err(format!("the record's rules have no {key}")))
+        };
+        let preset: String = rule("preset")?.extract()?;
+        let players: u8 = rule("players")?.extract()?;
         let options: Option<BTreeMap<String, String>> =
             match rules.cast::<PyDict>()?.get_item("options")? {
                 Some(o) => Some(o.extract()?),
@@ -803,10 +808,10 @@ impl Game {
     fn action_mask<'py>(
         &mut self,
         py: Python<'py>,
-        out: Option<Bound<'py, PyArray1<i8>>>,
+        out: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<i8>>> {
         let out = match out {
-            Some(o) => o,
+            Some(o) => array_of::<i8>(o, "an int8 array of ACTION_COUNT")?,
             None => PyArray1::zeros(py, encoding::ACTION_COUNT as usize, false),
         };
         {
@@ -899,11 +904,11 @@ impl Game {
         &mut self,
         py: Python<'py>,
         seat: i64,
-        out: Option<Bound<'py, PyArray1<f32>>>,
+        out: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
         let seat = self.table_seat(py, seat)?;
         let out = match out {
-            Some(o) => o,
+            Some(o) => array_of::<f32>(o, "a float32 array of observation_size")?,
             None => PyArray1::zeros(py, self.layout.len, false),
         };
         let acting = self.game.to_act() == Some(seat);
@@ -969,6 +974,21 @@ fn replay_setup_error(py: Python<'_>, e: PyErr) -> PyErr {
         (Ok(code), Ok(message)) => error(py, "ReplayRefused", (code, message)),
         _ => e,
     }
+}
+
+/// An `out` argument as a one-dimensional array of `T`, or a `TypeError` that says what to give.
+fn array_of<'py, T: numpy::Element>(
+    value: Bound<'py, PyAny>,
+    wanted: &str,
+) -> PyResult<Bound<'py, PyArray1<T>>> {
+    let described = value
+        .getattr("dtype")
+        .and_then(|d| d.str())
+        .map(|d| format!("an array of {d}"))
+        .unwrap_or_else(|_| "no NumPy array".to_string());
+    value
+        .cast_into::<PyArray1<T>>()
+        .map_err(|_| PyTypeError::new_err(format!("out is {described}: give {wanted}")))
 }
 
 fn id_from(id: i64) -> PyResult<u32> {

@@ -82,6 +82,14 @@ def test_ids_out_of_the_position_are_refused():
     assert g.state_hash() == before
     with pytest.raises(ValueError, match="ACTION_COUNT"):
         g.action_mask(np.zeros(3, dtype=np.int8))
+    with pytest.raises(TypeError, match="int8"):
+        g.action_mask(np.zeros(ACTION_COUNT, dtype=np.float32))
+    with pytest.raises(TypeError, match="float32"):
+        g.observe(0, np.zeros(g.observation_size))
+    with pytest.raises(TypeError, match="contiguous"):
+        g.action_mask(np.zeros(2 * ACTION_COUNT, dtype=np.int8)[::2])
+    out = np.zeros(g.observation_size, dtype=np.float32)
+    assert g.observe(0, out) is out
 
 
 def visible_counts(fields) -> np.ndarray:

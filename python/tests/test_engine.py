@@ -145,6 +145,10 @@ def test_a_record_replays_to_the_same_state():
     with pytest.raises(canasta.ReplayRefused) as e:
         Game.replay(bad)
     assert e.value.index is not None and e.value.code in ("NOT_YOUR_TURN", "WRONG_PHASE", "CARD_NOT_HELD")
+    with pytest.raises(ValueError, match="no players"):
+        Game.replay(dict(record, rules={"preset": "official"}))
+    with pytest.raises(ValueError, match="format"):
+        Game.replay(dict(record, format="canasta-record/0"))
     with pytest.raises(canasta.ReplayRefused) as e:
         Game.replay(dict(record, rules={"preset": "official", "players": 9}))
     assert e.value.code == "BAD_PLAYER_COUNT" and e.value.index is None
