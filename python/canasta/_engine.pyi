@@ -60,6 +60,7 @@ class SeatView:
     hand_len: int
     hand: Optional[list[str]]
     red_threes: list[str]
+    known: list[str]
     had_turn: bool
     melded_before: bool
 

@@ -229,8 +229,9 @@ pub const OPTION_INFO_VALUES: usize = 6;
 impl Layout {
     /// The layout for a table of `players` seats in `sides` sides.
     pub fn new(players: usize, sides: usize) -> Layout {
-        let shapes: [(&'static str, [usize; 3]); 10] = [
+        let shapes: [(&'static str, [usize; 3]); 11] = [
             ("hand", [1, 1, KINDS]),
+            ("known", [1, players, KINDS]),
             ("pile", [1, 1, KINDS]),
             ("pile_top", [1, 1, KINDS]),
             ("table", [1, 1, TABLE_VALUES]),
@@ -345,6 +346,14 @@ pub fn observe(layout: &Layout, view: &View, listing: Option<&Listing>, out: &mu
     table[11 + ask] = 1.0;
     table[15] = view.deal as f32;
 
+    // What every seat knows each hand holds (picked up with the pile, kept from the cut).
+    let o = layout.offset("known");
+    for s in &view.seats {
+        if s.seat.index() < players {
+            let at = o + rel_seat(s.seat) * KINDS;
+            put_counts(&mut out[at..at + KINDS], &s.known);
+        }
+    }
     let o = layout.offset("seats");
     for s in &view.seats {
         if s.seat.index() >= players {

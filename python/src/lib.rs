@@ -981,14 +981,20 @@ fn array_of<'py, T: numpy::Element>(
     value: Bound<'py, PyAny>,
     wanted: &str,
 ) -> PyResult<Bound<'py, PyArray1<T>>> {
-    let described = value
-        .getattr("dtype")
-        .and_then(|d| d.str())
-        .map(|d| format!("an array of {d}"))
-        .unwrap_or_else(|_| "no NumPy array".to_string());
-    value
+    if value.cast::<PyArray1<T>>().is_err() {
+        // Described only when refused: the description costs more than the whole fill.
+        let described = value
+            .getattr("dtype")
+            .and_then(|d| d.str())
+            .map(|d| format!("an array of {d}"))
+            .unwrap_or_else(|_| "no NumPy array".to_string());
+        return Err(PyTypeError::new_err(format!(
+            "out is {described}: give {wanted}"
+        )));
+    }
+    Ok(value
         .cast_into::<PyArray1<T>>()
-        .map_err(|_| PyTypeError::new_err(format!("out is {described}: give {wanted}")))
+        .expect("an array of the element type, as just checked"))
 }
 
 fn id_from(id: i64) -> PyResult<u32> {

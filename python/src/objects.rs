@@ -104,6 +104,9 @@ pub struct SeatView {
     pub hand: Option<Vec<String>>,
     /// Red threes it laid this deal.
     pub red_threes: Vec<String>,
+    /// The cards of its hand every seat knows are there (picked up with the pile, kept from
+    /// the cut; counted down as cards of their kind are laid or discarded).
+    pub known: Vec<String>,
     /// It has had a turn this deal.
     pub had_turn: bool,
     /// It melded in an earlier turn of this deal.
@@ -136,6 +139,7 @@ impl From<&EngineSeatView> for SeatView {
             hand_len: s.hand_len,
             hand: s.hand.as_ref().map(cards),
             red_threes: cards(&s.red_threes),
+            known: cards(&s.known),
             had_turn: s.had_turn,
             melded_before: s.melded_before,
         }

@@ -128,8 +128,19 @@ def test_observations_hold_no_hidden_card(preset, players):
                     assert (row <= hand).all(), "an option uses a card the seat does not hold"
                 sizes = f["seats"][:, 0]
                 v = g.view(referee=True)
+                kinds = canasta.card_kinds()
                 for rel in range(players):
-                    assert sizes[rel] == v.seats[(seat + rel) % players].hand_len
+                    other = v.seats[(seat + rel) % players]
+                    assert sizes[rel] == other.hand_len
+                    # What is known of a hand is public, and within that hand.
+                    known = np.zeros(53)
+                    for c in other.known:
+                        known[kinds.index(c)] += 1
+                    np.testing.assert_array_equal(f["known"][rel], known)
+                    held = np.zeros(53)
+                    for c in other.hand:
+                        held[kinds.index(c)] += 1
+                    assert (known <= held).all()
             g.step_random()
             steps += 1
 
