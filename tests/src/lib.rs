@@ -607,6 +607,42 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The system's Python, 3.10 or newer with its venv module (as the pinned packages of the
+/// Python tests need): `$PYTHON`, else `python3`, else `python`. Panics with what to install,
+/// naming the test that needs it (`needed_by`).
+pub fn system_python(needed_by: &str) -> String {
+    let candidates: Vec<String> = match std::env::var("PYTHON") {
+        Ok(p) if !p.is_empty() => vec![p],
+        _ => vec!["python3".into(), "python".into()],
+    };
+    let mut found = Vec::new();
+    for candidate in &candidates {
+        let Ok(out) = std::process::Command::new(candidate)
+            .args([
+                "-c",
+                "import sys, venv; print(sys.version_info >= (3, 10), sys.version.split()[0])",
+            ])
+            .output()
+        else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if out.status.success() && text.starts_with("True") {
+            return candidate.clone();
+        }
+        found.push(format!(
+            "{candidate}: {}{}",
+            text,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    panic!(
+        "{needed_by} needs Python 3.10 or newer with its venv module, and none was found (tried \
+         {candidates:?}; found {found:?}): install python3 (on Debian and Ubuntu: python3 \
+         python3-venv), or name an interpreter in the PYTHON environment variable"
+    );
+}
+
 /// Runs a command to its end; panics with its output if it fails, saying what it was for
 /// (`what`). Returns its standard output.
 pub fn run(what: &str, command: &mut std::process::Command) -> String {

@@ -51,37 +51,6 @@ fn python_env() -> &'static PythonEnv {
     ENV.get_or_init(make_python_env)
 }
 
-/// The system's Python (3.10 or newer, as the pinned packages need): `$PYTHON`, else `python3`,
-/// else `python`.
-fn system_python() -> String {
-    let candidates: Vec<String> = match std::env::var("PYTHON") {
-        Ok(p) if !p.is_empty() => vec![p],
-        _ => vec!["python3".into(), "python".into()],
-    };
-    let mut found = Vec::new();
-    for candidate in &candidates {
-        let Ok(out) = Command::new(candidate).arg("--version").output() else {
-            continue;
-        };
-        let text = String::from_utf8_lossy(&out.stdout).to_string()
-            + &String::from_utf8_lossy(&out.stderr);
-        let minor = text
-            .trim()
-            .strip_prefix("Python 3.")
-            .and_then(|v| v.split('.').next())
-            .and_then(|m| m.parse::<u32>().ok());
-        match minor {
-            Some(m) if out.status.success() && m >= 10 => return candidate.clone(),
-            _ => found.push(format!("{candidate}: {}", text.trim())),
-        }
-    }
-    panic!(
-        "the Python bot's test needs Python 3.10 or newer with its venv module, and none was \
-         found (tried {candidates:?}; found {found:?}): install python3 (on Debian and Ubuntu: \
-         python3 python3-venv), or name an interpreter in the PYTHON environment variable"
-    );
-}
-
 fn make_python_env() -> PythonEnv {
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-bot");
     let venv = work.join("venv");
@@ -96,7 +65,7 @@ fn make_python_env() -> PythonEnv {
     // an earlier install did not finish).
     let stamp = venv.join("canasta-requirements.txt");
     if !python.exists() || fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
-        let system = system_python();
+        let system = system_python("the Python bot's test");
         let _ = fs::remove_dir_all(&venv);
         fs::create_dir_all(&work).expect("a directory under target/");
         run(

@@ -17,32 +17,8 @@ use std::process::Command;
 use canasta_engine::bot::{Bot, GreedyBot, RandomBot};
 use canasta_engine::notation::{card_ascii, to_notation};
 use canasta_engine::{Card, Game, Preset, RuleSpec, Seat, Setup, Viewer};
-use canasta_tests::{run, temp_dir, workspace_root};
+use canasta_tests::{run, system_python, temp_dir, workspace_root};
 use serde_json::{Value, json};
-
-/// The system's Python, 3.10 or newer: `$PYTHON`, else `python3`, else `python`.
-fn system_python() -> String {
-    let candidates: Vec<String> = match std::env::var("PYTHON") {
-        Ok(p) if !p.is_empty() => vec![p],
-        _ => vec!["python3".into(), "python".into()],
-    };
-    for candidate in &candidates {
-        let Ok(out) = Command::new(candidate)
-            .args(["-c", "import sys, venv; print(sys.version_info >= (3, 10))"])
-            .output()
-        else {
-            continue;
-        };
-        if out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == "True" {
-            return candidate.clone();
-        }
-    }
-    panic!(
-        "the Python package's test needs Python 3.10 or newer with its venv module (tried \
-         {candidates:?}): install python3 (on Debian and Ubuntu: python3 python3-venv), or name \
-         an interpreter in the PYTHON environment variable"
-    );
-}
 
 /// Makes the venv with the pinned packages (when the requirements changed) and builds and
 /// installs the package into it. Returns the venv's interpreter.
@@ -61,7 +37,7 @@ fn python_with_package(work: &Path) -> PathBuf {
         fs::create_dir_all(work).expect("a directory under target/");
         run(
             "making a Python virtual environment (on Debian and Ubuntu: apt install python3-venv)",
-            Command::new(system_python())
+            Command::new(system_python("the Python package's test"))
                 .arg("-m")
                 .arg("venv")
                 .arg(&venv),
