@@ -226,9 +226,9 @@ reasons! {
     /// UNAVAILABLE: the server is stopping and took no new request; nothing changed. Reconnect
     /// to the restarted server and retry (streams resume by seq).
     ShuttingDown = "SHUTTING_DOWN",
-    /// DATA_LOSS (or INTERNAL): the game's stored record is damaged or does not replay; the
-    /// server cannot restore the game and does not serve it. Tell the server's operator; play
-    /// another game.
+    /// DATA_LOSS: the game's stored record is damaged or does not replay (on a restore, or on
+    /// the rebuild of a finished game); the server cannot restore the game and does not serve
+    /// it. Tell the server's operator; play another game.
     BadLog = "BAD_LOG",
 
     // ----- the rules: FAILED_PRECONDITION, from the engine's RuleError -----

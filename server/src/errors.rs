@@ -66,6 +66,12 @@ impl ApiError {
         )
     }
 
+    /// DATA_LOSS `BAD_LOG`: a game's stored log does not read back or does not replay, found
+    /// on a restore or on a rebuild of a finished game alike (the one code of the reason).
+    pub fn bad_log(message: impl Into<String>) -> ApiError {
+        ApiError::new(Code::DataLoss, Reason::BadLog, message)
+    }
+
     /// RESOURCE_EXHAUSTED for a limit, with when to retry.
     pub fn exhausted(reason: Reason, message: impl Into<String>, retry: Duration) -> ApiError {
         ApiError {

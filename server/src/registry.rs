@@ -293,15 +293,11 @@ impl Registry {
             return Ok(handle.clone());
         }
         if self.damaged.read().expect("not poisoned").contains_key(id) {
-            return Err(ApiError::new(
-                Code::DataLoss,
-                Reason::BadLog,
-                format!(
-                    "game {id} cannot be served: its stored log is damaged and would not replay \
-                     to the game that was played; the server's log says what is wrong. Ask the \
-                     server's operator to repair the database or remove the game"
-                ),
-            ));
+            return Err(ApiError::bad_log(format!(
+                "game {id} cannot be served: its stored log is damaged and would not replay to \
+                 the game that was played; the server's log says what is wrong. Ask the \
+                 server's operator to repair the database or remove the game"
+            )));
         }
         Err(ApiError::game_not_found(id))
     }

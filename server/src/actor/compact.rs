@@ -18,13 +18,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use canasta_proto::v1;
-use tonic::Code;
 
 use super::retry::Retries;
 use super::{Actor, LogEvent, Status};
 use crate::errors::ApiError;
 use crate::store::Store;
-use canasta_proto::Reason;
 
 /// Most rebuilt finished games the server keeps (see [`Rebuilds`]).
 const REBUILT_GAMES: usize = 16;
@@ -156,11 +154,7 @@ impl Actor {
     pub(super) fn replayed(&self) -> Result<Actor, ApiError> {
         self.metrics.game_rebuilt();
         let bad = |why: String| {
-            ApiError::new(
-                Code::Internal,
-                Reason::BadLog,
-                format!("game {}'s log does not rebuild: {why}", self.id),
-            )
+            ApiError::bad_log(format!("game {}'s log does not rebuild: {why}", self.id))
         };
         let entries = self.stored_entries().map_err(|e| bad(e.to_string()))?;
         let mut fresh = Actor::new(
@@ -189,6 +183,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use canasta_engine::{Action, Game};
+    use canasta_proto::Reason;
     use canasta_proto::convert::{self, action_to_wire};
     use tokio::sync::broadcast;
 
@@ -325,6 +320,33 @@ mod tests {
             answers(&mut restored, &tokens, &last).await,
             answers(&mut played, &tokens, &last).await
         );
+    }
+
+    // A finished game whose log no longer rebuilds (it does not decode, or an entry does not
+    // apply) answers DATA_LOSS BAD_LOG, as a stored game that does not restore does: one reason
+    // has one code. (Regression: the rebuild answered INTERNAL BAD_LOG.)
+    #[tokio::test]
+    async fn a_finished_game_whose_log_does_not_rebuild_answers_data_loss() {
+        let cut_short = |log: &mut Vec<u8>| {
+            log.pop();
+        };
+        let empty_entry = |log: &mut Vec<u8>| {
+            prost::Message::encode_length_delimited(&crate::store::Entry::default(), log)
+                .expect("a Vec grows");
+        };
+        for damage in [&cut_short as &dyn Fn(&mut Vec<u8>), &empty_entry] {
+            let mut actor = actor();
+            play_to_end(&mut actor).await;
+            actor.compact();
+            damage(&mut actor.entry_log);
+            let e = actor.export().expect_err("the rebuild fails");
+            assert_eq!(
+                (e.code, e.reason),
+                (tonic::Code::DataLoss, Reason::BadLog),
+                "{}",
+                e.message
+            );
+        }
     }
 
     // Reads of a finished game are answered from one replay of its log (kept in the server's

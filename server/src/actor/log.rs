@@ -162,7 +162,7 @@ impl Actor {
         let kind = entry
             .kind
             .as_ref()
-            .ok_or_else(|| ApiError::new(Code::Internal, Reason::BadLog, "an empty log entry"))?;
+            .ok_or_else(|| ApiError::bad_log("an empty log entry"))?;
         self.unplayed.applied(kind, entry.at_ms);
         match kind {
             EntryKind::Created(c) => {
@@ -173,18 +173,10 @@ impl Actor {
                     .ok()
                     .filter(|c| *c != EndCause::Unspecified)
                     .ok_or_else(|| {
-                        ApiError::new(
-                            Code::Internal,
-                            Reason::BadLog,
-                            format!("an end of unknown cause {}", e.cause),
-                        )
+                        ApiError::bad_log(format!("an end of unknown cause {}", e.cause))
                     })?;
                 if self.status == Status::Finished {
-                    return Err(ApiError::new(
-                        Code::Internal,
-                        Reason::BadLog,
-                        "an end after the end of the match",
-                    ));
+                    return Err(ApiError::bad_log("an end after the end of the match"));
                 }
                 self.ended = Some(cause.end_kind());
                 self.end_match();

@@ -822,7 +822,10 @@ mod tests {
         }
         let mut restored = new_game(config(), 0, expired.created_ms);
         let damaged = restored.replay(&entries).expect_err("refused");
-        assert_eq!(damaged.reason, Reason::BadLog);
+        assert_eq!(
+            (damaged.code, damaged.reason),
+            (Code::DataLoss, Reason::BadLog)
+        );
     }
 
     // The creator token cancels a waiting game (CANCELLED), and a retry of the cancel is
