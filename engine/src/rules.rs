@@ -789,10 +789,15 @@ impl Rules {
             o.five_players.unwrap_or(FivePlayers::TwoSides),
             o.six_players.unwrap_or(SixPlayers::ThreePairs),
         );
-        // The red-three table follows the pack unless it is set explicitly.
+        // The red-three table and the jokers follow the pack unless they are set explicitly:
+        // three decks are played with six jokers (R-CARD-1), so `decks=3` alone is that pack;
+        // two decks keep the preset's four or six.
         if let Some(decks) = o.decks
             && decks != rules.decks
         {
+            if decks == 3 && o.jokers.is_none() {
+                rules.jokers = rules.jokers.max(6);
+            }
             rules.red_three_scores = default_red_three_scores(preset, decks);
             // Saturating: `check` refuses a deck count out of range below, with its reason.
             rules.black_three_meld_max = rules.black_three_meld_max.min(decks.saturating_mul(2));
@@ -1247,11 +1252,15 @@ mod tests {
     #[test]
     fn contradictions_name_the_options() {
         let err = |spec: Result<RuleSpec, RulesError>| Rules::new(&spec.unwrap()).unwrap_err();
-        let e = err(RuleSpec::new(Preset::Official, 4).with("decks", "3"));
+        let e = err(RuleSpec::new(Preset::Official, 4)
+            .with("decks", "3")
+            .and_then(|s| s.with("jokers", "4")));
         assert!(
             e.to_string().contains("jokers=4") && e.to_string().contains("decks=3"),
             "{e}"
         );
+        let e = err(RuleSpec::new(Preset::Official, 4).with("decks", "4"));
+        assert!(e.to_string().contains("2 or 3 decks"), "{e}");
         let e = err(RuleSpec::new(Preset::Official, 4).with("five_players", "each_alone"));
         assert!(e.to_string().contains("five_players"), "{e}");
         let e = err(RuleSpec::new(Preset::Official, 4).with("hand_size", "30"));

@@ -45,12 +45,40 @@ fn r_card_1_the_pack_in_play() {
     check_pack(RuleSpec::new(Preset::Samba, 4), 3, 6);
     check_pack(RuleSpec::new(Preset::Swiss, 4), 3, 6);
     check_pack(RuleSpec::new(Preset::Swiss, 3), 2, 4);
-    // The jokers follow the preset's pack, not the decks set: three decks need six named.
-    for options in [vec![("decks", "3")], vec![("decks", "3"), ("jokers", "4")]] {
-        let err = Rules::new(&spec(4, &options)).unwrap_err();
-        assert_eq!(err.code(), "OPTION_CONFLICT");
-        assert!(err.to_string().contains("jokers=4 with decks=3"), "{err}");
+    // `decks=3` alone is the three-deck pack, six jokers, for every player count (the jokers
+    // follow the decks unless named). (Regression: it kept the preset's four jokers and was
+    // refused.)
+    for players in 2..=6 {
+        check_pack(spec(players, &[("decks", "3")]), 3, 6);
+        let rules = Rules::new(&spec(players, &[("decks", "3")])).unwrap();
+        assert_eq!(
+            rules.red_three_scores.values().len(),
+            7,
+            "{players} players"
+        );
     }
+    check_pack(
+        RuleSpec::new(Preset::Swiss, 2).with("decks", "3").unwrap(),
+        3,
+        6,
+    );
+    // Two decks named for a three-deck preset keep its six jokers (Rasche a's pack).
+    check_pack(
+        RuleSpec::new(Preset::Samba, 4).with("decks", "2").unwrap(),
+        2,
+        6,
+    );
+    // Three decks with four jokers named are refused, saying what is played; so is any other
+    // number of decks.
+    let err = Rules::new(&spec(4, &[("decks", "3"), ("jokers", "4")])).unwrap_err();
+    assert_eq!(err.code(), "OPTION_CONFLICT");
+    assert!(
+        err.to_string().contains("jokers=4 with decks=3") && err.to_string().contains("6 jokers"),
+        "{err}"
+    );
+    let err = Rules::new(&spec(4, &[("decks", "4")])).unwrap_err();
+    assert_eq!(err.code(), "OPTION_CONFLICT");
+    assert!(err.to_string().contains("2 or 3 decks"), "{err}");
 }
 
 // ---------------------------------------------------------------------------------------------
