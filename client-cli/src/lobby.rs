@@ -33,7 +33,7 @@ pub fn status_name(status: i32) -> String {
 }
 
 /// How a match ended: target, forfeit, abandoned …; `None` while it goes on.
-fn end_name(end: i32) -> Option<String> {
+pub(crate) fn end_name(end: i32) -> Option<String> {
     match v1::MatchEndKind::try_from(end) {
         Ok(v1::MatchEndKind::Unspecified) => None,
         Ok(k) => Some(enum_name(k.as_str_name(), "MATCH_END_KIND_")),

@@ -291,8 +291,16 @@ fn replay(args: ReplayArgs) -> anyhow::Result<()> {
             record.totals
         ));
     }
+    if let (Some(replayed), Some(recorded)) = (game.winner(), record.winner_side)
+        && u32::from(replayed.0) != recorded
+    {
+        return Err(anyhow!(
+            "the replay ends with side {} winning, but the record says side {recorded}",
+            replayed.0
+        ));
+    }
+    let report = record::ReplayReport::new(&record, &game);
     if args.json {
-        let report = record::ReplayReport::new(&record, &game);
         println!("{}", serde_json::to_string(&report)?);
         return Ok(());
     }
@@ -336,9 +344,19 @@ fn replay(args: ReplayArgs) -> anyhow::Result<()> {
             );
         }
     }
-    match game.winner() {
-        Some(w) => println!("side {} wins: {:?}", w.0, game.scores()),
-        None => println!("unfinished: {:?}", game.scores()),
+    let scores = game.scores();
+    match (
+        report.end.as_deref(),
+        report.winner_side,
+        report.forfeited_side,
+    ) {
+        (Some("forfeit"), Some(w), Some(f)) => {
+            println!("side {f} forfeited, side {w} wins: {scores:?}")
+        }
+        (Some("target") | None, Some(w), _) => println!("side {w} wins: {scores:?}"),
+        (Some(end), Some(w), _) => println!("the match ended ({end}), side {w} wins: {scores:?}"),
+        (Some(end), None, _) => println!("the match ended ({end}), no side wins: {scores:?}"),
+        (None, None, _) => println!("unfinished: {scores:?}"),
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Instant;
@@ -297,10 +298,14 @@ async fn play_remote(
             .context("the server answered no game")?;
         // Dropped on the first failure: the other seats' tasks are aborted with it.
         let mut tasks = tokio::task::JoinSet::new();
+        // The seats' own actions the server applied, for a match stopped at the deal limit
+        // (whose record the server does not export until the game ends).
+        let applied = Arc::new(AtomicU64::new(0));
         for (s, name) in seats.iter().enumerate() {
             let mut bot = bot::by_name(name, seed.wrapping_mul(31).wrapping_add(s as u64))
                 .with_context(|| format!("there is no bot {name:?}"))?;
             let (addr, game_id, name) = (addr.clone(), game.game_id.clone(), name.clone());
+            let (applied, max_deals) = (applied.clone(), plan.max_deals);
             tasks.spawn(async move {
                 let played = async {
                     let mut client = remote::connect(&addr).await?;
@@ -312,36 +317,65 @@ async fn play_remote(
                         &format!("{name} {s}"),
                     )
                     .await?;
-                    let mut turns = 0u64;
-                    let mut deals = 0u32;
+                    let (mut turns, mut deals, mut fallbacks) = (0u64, 0u32, 0u64);
+                    let mut totals = Vec::new();
                     let result =
-                        remote::play_seat(&mut client, &mut seat, bot.as_mut(), |e| match e.kind {
-                            Some(v1::game_event::Kind::TurnStarted(_)) => turns += 1,
-                            Some(v1::game_event::Kind::DealEnded(_)) => deals += 1,
-                            _ => {}
+                        remote::play_seat_until(&mut client, &mut seat, bot.as_mut(), |e| {
+                            stop_at_deal_limit(
+                                e,
+                                max_deals,
+                                &mut turns,
+                                &mut deals,
+                                &mut fallbacks,
+                                &mut totals,
+                            )
                         })
                         .await?;
-                    Ok::<_, remote::RemoteError>((result, turns, deals))
+                    applied.fetch_add(seat.applied(), Ordering::Relaxed);
+                    let result = match result {
+                        Some(result) => result,
+                        None => {
+                            // Stopped: the seat is given up, so that the server ends the game
+                            // (abandoned, after its --left-timeout-secs) instead of waiting.
+                            let request = v1::LeaveGameRequest {
+                                game_id: game_id.clone(),
+                            };
+                            remote::limited!(
+                                client
+                                    .leave_game(remote::authed(request.clone(), &seat.token))
+                                    .await
+                            )?;
+                            v1::MatchResult {
+                                totals,
+                                ..Default::default()
+                            }
+                        }
+                    };
+                    Ok::<_, remote::RemoteError>((result, turns, deals, fallbacks))
                 };
                 played
                     .await
                     .with_context(|| format!("seat {s} ({name}) of game {game_id}"))
             });
         }
-        let (result, turns, deals) = first_of_all(tasks).await?.context("no seat")?;
-        // The seats see events, not actions: the game's record counts them, whoever acted (a
-        // bot, or the server for a seat whose time ran out).
-        let request = v1::ExportGameRequest {
-            game_id: game.game_id.clone(),
+        let (result, turns, deals, fallbacks) = first_of_all(tasks).await?.context("no seat")?;
+        let actions = if result.finished {
+            // The seats see events, not actions: the game's record counts them, whoever acted
+            // (a bot, or the server for a seat whose time ran out).
+            let request = v1::ExportGameRequest {
+                game_id: game.game_id.clone(),
+            };
+            remote::limited!(client.export_game(request.clone()).await)
+                .map_err(remote::RemoteError::from)
+                .context("exporting the game")?
+                .into_inner()
+                .record
+                .context("the server exported no record")?
+                .actions
+                .len() as u64
+        } else {
+            applied.load(Ordering::Relaxed) + fallbacks
         };
-        let actions = remote::limited!(client.export_game(request.clone()).await)
-            .map_err(remote::RemoteError::from)
-            .context("exporting the game")?
-            .into_inner()
-            .record
-            .context("the server exported no record")?
-            .actions
-            .len() as u64;
         anyhow::Ok(Played {
             game_id: Some(game.game_id),
             winner: result.winner_side.map(|w| w as u8),
@@ -355,6 +389,38 @@ async fn play_remote(
         .await
         .with_context(|| format!("match {} (seed {seed}) failed", index + 1))?;
     Ok(outcome(&plan, &rules, job, &seats, played, started))
+}
+
+/// A seat's view of a match against a server, event by event: counts the turns started, the
+/// deals ended (with the totals after the last one) and the moves the server made for seats
+/// whose time ran out; breaks where a match in this process stops at the deal limit, on the
+/// first turn begun after `max_deals` deals (a match that ends with its last deal ends first).
+fn stop_at_deal_limit(
+    e: &v1::GameEvent,
+    max_deals: u32,
+    turns: &mut u64,
+    deals: &mut u32,
+    fallbacks: &mut u64,
+    totals: &mut Vec<i32>,
+) -> ControlFlow<()> {
+    use v1::game_event::Kind;
+    match &e.kind {
+        Some(Kind::TurnStarted(_)) => {
+            *turns += 1;
+            if *deals >= max_deals {
+                return ControlFlow::Break(());
+            }
+        }
+        Some(Kind::DealEnded(d)) => {
+            *deals += 1;
+            if let Some(score) = &d.score {
+                *totals = score.sides.iter().map(|s| s.cumulative).collect();
+            }
+        }
+        Some(Kind::TimedOut(t)) if t.policy() == v1::TimeoutPolicy::FallbackMove => *fallbacks += 1,
+        _ => {}
+    }
+    ControlFlow::Continue(())
 }
 
 /// Waits for every task and returns the first one's result, or the first failure as soon as

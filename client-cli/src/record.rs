@@ -11,6 +11,8 @@ use canasta_proto::convert::{action_from_wire, card_list_from_wire, rules_from_w
 use canasta_proto::v1;
 use serde::{Deserialize, Serialize};
 
+use crate::lobby::end_name;
+
 /// The format name written in every record.
 pub const FORMAT: &str = "canasta-record/1";
 
@@ -58,6 +60,14 @@ pub struct Record {
     /// The winning side, as the server reported it.
     #[serde(default)]
     pub winner_side: Option<u32>,
+    /// How the match ended, as the server reported it: the name of the protocol's
+    /// `MatchEndKind` in lower case (`target`, `forfeit`, `abandoned`, `expired`,
+    /// `cancelled`); absent from the records of older versions.
+    #[serde(default)]
+    pub end: Option<String>,
+    /// The side that forfeited, if one did, as the server reported it.
+    #[serde(default)]
+    pub forfeited_side: Option<u32>,
 }
 
 impl Record {
@@ -105,6 +115,8 @@ impl Record {
             start_scores: r.start_scores.clone(),
             names: r.display_names.clone(),
             actions,
+            end: end_name(result.end),
+            forfeited_side: result.forfeited_side,
             totals: result.totals,
             winner_side: result.winner_side,
         })
@@ -173,10 +185,16 @@ pub struct ReplayReport {
     pub deals: Vec<DealReport>,
     /// Scores by side at the end of the replay.
     pub totals: Vec<i32>,
-    /// True if the match is over.
+    /// True if the match is over: replayed to its end, or ended where the record says (a
+    /// forfeit, an abandoned, expired or cancelled game ends before the rules end it).
     pub finished: bool,
-    /// The winning side, once the match is over.
+    /// How the match ended (as [`Record::end`] names it); `None` while it goes on.
+    pub end: Option<String>,
+    /// The winning side, once the match is over: the replay's, or the record's after a
+    /// forfeit (which the actions do not show).
     pub winner_side: Option<u8>,
+    /// The side that forfeited, if one did.
+    pub forfeited_side: Option<u8>,
 }
 
 /// One deal of a [`ReplayReport`].
@@ -308,6 +326,13 @@ impl From<&DealScore> for DealReport {
 impl ReplayReport {
     /// The report of `game`, replayed from `record`.
     pub fn new(record: &Record, game: &Game) -> ReplayReport {
+        // The record says how the match ended; a record of an older version says nothing, and
+        // a match the replay plays to a winner ended at the target.
+        let end = record
+            .end
+            .as_deref()
+            .or_else(|| game.winner().map(|_| "target"));
+        let side = |s: u32| u8::try_from(s).ok();
         ReplayReport {
             game_id: record.game_id.clone(),
             rules: record.rules.clone(),
@@ -316,8 +341,13 @@ impl ReplayReport {
             actions: record.actions.len(),
             deals: game.history().iter().map(DealReport::from).collect(),
             totals: game.scores().to_vec(),
-            finished: game.winner().is_some(),
-            winner_side: game.winner().map(|s| s.0),
+            finished: end.is_some(),
+            winner_side: game
+                .winner()
+                .map(|s| s.0)
+                .or_else(|| end.and(record.winner_side).and_then(side)),
+            forfeited_side: end.and(record.forfeited_side).and_then(side),
+            end: end.map(str::to_string),
         }
     }
 }
@@ -347,6 +377,84 @@ mod tests {
             json(DealEnd::LastRedThree { seat: Seat(3) }),
             serde_json::json!({"kind": "last_red_three", "seat": 3})
         );
+    }
+
+    /// The wire record of `setup` after `n` actions of greedy bots, with `result`.
+    fn partial_record(setup: &Setup, n: usize, result: v1::MatchResult) -> v1::GameRecord {
+        let mut game = Game::new(setup).unwrap();
+        let mut bots = [GreedyBot::new(), GreedyBot::new()];
+        let mut actions = Vec::new();
+        while let Some(seat) = game.to_act().filter(|_| actions.len() < n) {
+            let view = game.view(canasta_engine::Viewer::Seat(seat));
+            let a = bots[seat.index()].choose(&view, &view.legal().unwrap());
+            game.apply(seat, &a).unwrap();
+            actions.push(v1::RecordedAction {
+                seat: seat.0 as u32,
+                action: Some(action_to_wire(&a)),
+            });
+        }
+        v1::GameRecord {
+            game_id: "g".into(),
+            rules: Some(rules_to_wire(&setup.rules)),
+            seed: setup.seed,
+            actions,
+            result: Some(result),
+            ..Default::default()
+        }
+    }
+
+    // Regression: a match that ended by forfeit (or was abandoned, expired or cancelled)
+    // replayed as unfinished, with no winner: the actions stop before the rules end the match,
+    // and only the record's result says how it ended.
+    #[test]
+    fn a_match_that_ended_before_its_target_replays_as_finished_with_its_end() {
+        let setup = Setup::seeded(RuleSpec::new(Preset::Official, 2), 4);
+        let report = |result| {
+            let record = Record::from_wire(&partial_record(&setup, 10, result)).unwrap();
+            // Through the file, as `canasta replay` reads it.
+            let record: Record =
+                serde_json::from_str(&serde_json::to_string(&record).unwrap()).unwrap();
+            let game = record.replay().unwrap();
+            assert!(game.winner().is_none(), "the replay stops mid-deal");
+            ReplayReport::new(&record, &game)
+        };
+        let forfeit = report(v1::MatchResult {
+            finished: true,
+            winner_side: Some(1),
+            totals: vec![0, 0],
+            end: v1::MatchEndKind::Forfeit as i32,
+            forfeited_side: Some(0),
+        });
+        assert_eq!(forfeit.actions, 10);
+        assert!(forfeit.finished);
+        assert_eq!(forfeit.end.as_deref(), Some("forfeit"));
+        assert_eq!(
+            (forfeit.winner_side, forfeit.forfeited_side),
+            (Some(1), Some(0))
+        );
+        for (kind, name) in [
+            (v1::MatchEndKind::Abandoned, "abandoned"),
+            (v1::MatchEndKind::Expired, "expired"),
+            (v1::MatchEndKind::Cancelled, "cancelled"),
+        ] {
+            let r = report(v1::MatchResult {
+                finished: true,
+                totals: vec![0, 0],
+                end: kind as i32,
+                ..Default::default()
+            });
+            assert!(r.finished, "{name}");
+            assert_eq!(r.end.as_deref(), Some(name));
+            assert_eq!((r.winner_side, r.forfeited_side), (None, None), "{name}");
+        }
+        // A record that says nothing of an end (an older version's, or one cut short by hand)
+        // is unfinished where the replay stops.
+        let open = report(v1::MatchResult::default());
+        assert!(!open.finished);
+        assert_eq!((open.end, open.winner_side), (None, None));
+        let json = serde_json::to_value(&forfeit).unwrap();
+        assert_eq!(json["end"], "forfeit");
+        assert_eq!(json["forfeited_side"], 0);
     }
 
     #[test]
@@ -391,6 +499,7 @@ mod tests {
         assert_eq!(report.actions, actions.len());
         assert_eq!(report.deals.len(), game.history().len());
         assert!(report.finished);
+        assert_eq!(report.end.as_deref(), Some("target"));
         for (r, d) in report.deals.iter().zip(game.history()) {
             assert_eq!(r.deal, d.deal + 1);
             assert_eq!(r.sides.len(), d.sides.len());

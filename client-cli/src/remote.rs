@@ -1,6 +1,7 @@
 //! Talking to a server over the public protocol: connecting, creating and joining games, and
 //! playing a seat with a bot that resumes by seq whenever its stream drops.
 
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use canasta_engine::bot::Bot;
@@ -162,6 +163,8 @@ pub struct SeatClient {
     pub unary: bool,
     requests: u64,
     prefix: u64,
+    /// The seat's actions the server applied.
+    applied: u64,
 }
 
 impl SeatClient {
@@ -206,6 +209,7 @@ impl SeatClient {
             unary: false,
             requests: 0,
             prefix: rand::random(),
+            applied: 0,
         })
     }
 
@@ -235,6 +239,12 @@ impl SeatClient {
             .game
             .unwrap_or_default();
         SeatClient::with_token(addr, &summary, seat, token)
+    }
+
+    /// The seat's actions the server applied so far (not those it took for the seat on a
+    /// time-out).
+    pub fn applied(&self) -> u64 {
+        self.applied
     }
 
     /// A fresh request id.
@@ -484,6 +494,22 @@ pub async fn play_seat(
     bot: &mut dyn Bot,
     mut on_event: impl FnMut(&v1::GameEvent),
 ) -> Result<v1::MatchResult, RemoteError> {
+    let played = play_seat_until(client, seat, bot, |e| {
+        on_event(e);
+        ControlFlow::Continue(())
+    })
+    .await?;
+    Ok(played.expect("a seat that is never told to stop plays to the end"))
+}
+
+/// Plays `seat` as [`play_seat`] does, until the match ends (its result) or `on_event` breaks
+/// on an event (`None`: the seat stops reading and acting there, its seat still taken).
+pub async fn play_seat_until(
+    client: &mut Client,
+    seat: &mut SeatClient,
+    bot: &mut dyn Bot,
+    mut on_event: impl FnMut(&v1::GameEvent) -> ControlFlow<()>,
+) -> Result<Option<v1::MatchResult>, RemoteError> {
     let mut link = Link::new(0);
     // Kept across Play calls: an action whose answer was lost with its call is sent again, with
     // its request id, when its prompt comes again.
@@ -495,7 +521,8 @@ pub async fn play_seat(
             play_call(client, seat, bot, &mut link, &mut pending, &mut on_event).await?
         };
         let why = match session {
-            Session::Ended(result) => return Ok(result),
+            Session::Ended(result) => return Ok(Some(result)),
+            Session::Stopped => return Ok(None),
             Session::Dropped(why) => why,
             Session::Refused(s) => match retry_delay(&s) {
                 Some(wait) if link.limited < RATE_LIMIT_ATTEMPTS => {
@@ -516,6 +543,8 @@ pub async fn play_seat(
 enum Session {
     /// With the match, whose result this is.
     Ended(v1::MatchResult),
+    /// Where the seat's `on_event` told it to stop.
+    Stopped,
     /// The server refused to open it.
     Refused(Status),
     /// Before the match ended, for this reason: the seat resumes.
@@ -570,7 +599,7 @@ impl Link {
 
     /// Reads one message of a stream: notes an event seen for the first time and says what the
     /// seat must do about the message.
-    fn update<F: FnMut(&v1::GameEvent)>(
+    fn update<F: FnMut(&v1::GameEvent) -> ControlFlow<()>>(
         &mut self,
         seat: &mut SeatClient,
         message: v1::WatchGameResponse,
@@ -580,7 +609,9 @@ impl Link {
         match message.kind {
             Some(Kind::Event(e)) if e.seq > self.last => {
                 self.last = e.seq;
-                on_event(&e);
+                if on_event(&e).is_break() {
+                    return Update::Stopped;
+                }
                 match e.kind {
                     Some(v1::game_event::Kind::SeatJoined(j)) => {
                         if let Some(n) = seat.names.get_mut(j.seat as usize) {
@@ -633,6 +664,8 @@ enum Update {
     Act(Box<v1::Prompt>),
     /// The match ended, with this result.
     Ended(v1::MatchResult),
+    /// The seat's `on_event` said to stop.
+    Stopped,
     /// The stream fell behind and ends.
     Lagged,
 }
@@ -648,7 +681,7 @@ enum Next {
 
 /// Plays over a watch stream, submitting each action with a SubmitAction call (which waits
 /// out limits and retries a failed transport itself), until the match or the stream ends.
-async fn watch_and_submit<F: FnMut(&v1::GameEvent)>(
+async fn watch_and_submit<F: FnMut(&v1::GameEvent) -> ControlFlow<()>>(
     client: &mut Client,
     seat: &mut SeatClient,
     bot: &mut dyn Bot,
@@ -669,11 +702,15 @@ async fn watch_and_submit<F: FnMut(&v1::GameEvent)>(
             Update::Read => continue,
             Update::Act(p) => p,
             Update::Ended(result) => return Ok(Session::Ended(result)),
+            Update::Stopped => return Ok(Session::Stopped),
             Update::Lagged => return Ok(Session::Dropped(LAGGED.into())),
         };
         let next = match decide(client, seat, bot, &prompt).await? {
             Decision::Act(seq, action) => match seat.submit(client, seq, &action).await {
-                Ok(_) => Next::Read,
+                Ok(_) => {
+                    seat.applied += 1;
+                    Next::Read
+                }
                 Err(s) => after_refusal(&s, &action)?,
             },
             Decision::Then(next) => next,
@@ -695,7 +732,7 @@ struct Pending {
 
 /// Plays over one Play call, sending each action on it, until the match or the call ends.
 /// `pending` is the action sent and not answered yet.
-async fn play_call<F: FnMut(&v1::GameEvent)>(
+async fn play_call<F: FnMut(&v1::GameEvent) -> ControlFlow<()>>(
     client: &mut Client,
     seat: &mut SeatClient,
     bot: &mut dyn Bot,
@@ -719,9 +756,13 @@ async fn play_call<F: FnMut(&v1::GameEvent)>(
                 Update::Read => Next::Read,
                 Update::Act(p) => prompted(client, &call, seat, bot, &p, pending).await?,
                 Update::Ended(result) => return Ok(Session::Ended(result)),
+                Update::Stopped => {
+                    settle(&mut call, link, pending, &mut seat.applied).await;
+                    return Ok(Session::Stopped);
+                }
                 Update::Lagged => Next::Resume(LAGGED.into()),
             },
-            Some(Kind::Result(r)) => match answered(pending, r)? {
+            Some(Kind::Result(r)) => match answered(pending, &mut seat.applied, r)? {
                 Answer::Then(next) => next,
                 Answer::Retry(wait, request) => {
                     tokio::time::sleep(wait).await;
@@ -732,6 +773,30 @@ async fn play_call<F: FnMut(&v1::GameEvent)>(
         };
         if let Next::Resume(why) = next {
             return Ok(Session::Dropped(why));
+        }
+    }
+}
+
+/// Reads a Play call on until the action in flight is answered: its events may come before its
+/// answer, and a seat that stops on them counts it if it was applied. Gives up if the call
+/// ends first (the server answers every action it receives).
+async fn settle(
+    call: &mut PlayCall,
+    link: &mut Link,
+    pending: &mut Option<Pending>,
+    applied: &mut u64,
+) {
+    while let Some(p) = pending {
+        let Ok(message) = link.next(&mut call.responses).await else {
+            return;
+        };
+        if let Some(v1::play_response::Kind::Result(r)) = message.kind
+            && r.request_id == p.request.request_id
+        {
+            if r.error.is_none() {
+                *applied += 1;
+            }
+            *pending = None;
         }
     }
 }
@@ -790,7 +855,11 @@ enum Answer {
 /// the delay the server asks for (at most [`RATE_LIMIT_ATTEMPTS`] times in a row), as
 /// [`SeatClient::submit`] retries; any other refusal is read as a refused SubmitAction is
 /// ([`after_refusal`]).
-fn answered(pending: &mut Option<Pending>, result: v1::PlayResult) -> Result<Answer, RemoteError> {
+fn answered(
+    pending: &mut Option<Pending>,
+    applied: &mut u64,
+    result: v1::PlayResult,
+) -> Result<Answer, RemoteError> {
     // The answer to an action given up on (a newer prompt came since) changes nothing.
     let Some(p) = pending
         .as_mut()
@@ -800,6 +869,7 @@ fn answered(pending: &mut Option<Pending>, result: v1::PlayResult) -> Result<Ans
     };
     let Some(error) = result.error else {
         *pending = None;
+        *applied += 1;
         return Ok(Answer::Then(Next::Read));
     };
     let status = play_error_status(&error);
@@ -1105,9 +1175,10 @@ mod tests {
     #[test]
     fn a_limited_play_action_is_sent_again_after_the_delay_a_bounded_number_of_times() {
         let mut p = pending("a-1");
+        let mut applied = 0;
         let limited = || Some(play_error(Code::ResourceExhausted, "RATE_LIMITED", 300));
         for _ in 0..RATE_LIMIT_ATTEMPTS {
-            match answered(&mut p, answer("a-1", limited())).unwrap() {
+            match answered(&mut p, &mut applied, answer("a-1", limited())).unwrap() {
                 Answer::Retry(wait, request) => {
                     assert_eq!(wait, Duration::from_millis(300));
                     assert_eq!(request.request_id, "a-1", "the same request id");
@@ -1115,28 +1186,31 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
-        let e = answered(&mut p, answer("a-1", limited())).unwrap_err();
+        let e = answered(&mut p, &mut applied, answer("a-1", limited())).unwrap_err();
         assert!(e.0.contains("RATE_LIMITED"), "{e}");
         // An applied retry ends the wait.
         let mut p = pending("a-2");
-        answered(&mut p, answer("a-2", limited())).unwrap();
+        answered(&mut p, &mut applied, answer("a-2", limited())).unwrap();
         assert!(matches!(
-            answered(&mut p, answer("a-2", None)).unwrap(),
+            answered(&mut p, &mut applied, answer("a-2", None)).unwrap(),
             Answer::Then(Next::Read)
         ));
         assert!(p.is_none());
+        // Only the applied answer counts as the seat's action.
+        assert_eq!(applied, 1);
     }
 
     #[test]
     fn play_answers_keep_or_drop_the_action_in_flight() {
         // Another action's answer changes nothing.
         let mut p = pending("a-1");
+        let mut applied = 0;
         let stale = || Some(play_error(Code::Aborted, "STALE_SEQ", 0));
-        answered(&mut p, answer("a-0", stale())).unwrap();
+        answered(&mut p, &mut applied, answer("a-0", stale())).unwrap();
         assert!(p.is_some());
         // A stale action is dropped: the next prompt brings a new decision.
         assert!(matches!(
-            answered(&mut p, answer("a-1", stale())).unwrap(),
+            answered(&mut p, &mut applied, answer("a-1", stale())).unwrap(),
             Answer::Then(Next::Read)
         ));
         assert!(p.is_none());
@@ -1144,9 +1218,10 @@ mod tests {
         let mut p = pending("a-1");
         let failed = Some(play_error(Code::Unavailable, "STORAGE_FAILED", 0));
         assert!(matches!(
-            answered(&mut p, answer("a-1", failed)).unwrap(),
+            answered(&mut p, &mut applied, answer("a-1", failed)).unwrap(),
             Answer::Then(Next::Resume(_))
         ));
         assert!(p.is_some());
+        assert_eq!(applied, 0, "no action was applied");
     }
 }

@@ -488,24 +488,45 @@ fn match_lines_agree_in_process_and_against_a_server() {
         replay["deals"].as_array().unwrap().len() as u64,
         remote[0]["deals"].as_u64().unwrap()
     );
-    // A match stopped at the deal limit counts what was played.
-    let stopped = match_lines(&[
+    // A match stopped at the deal limit counts what was played, and stops at the same place
+    // against a server. (Regression: against a server --max-deals was ignored, and the
+    // matches played on to the target.)
+    let args = [
         "match",
+        "--bots",
+        "greedy,random",
         "--matches",
+        "2",
+        "--seed",
         "1",
         "--max-deals",
         "1",
         "--jsonl",
         "-",
+        "--json",
         "--quiet",
-    ]);
-    assert!(stopped[0]["winner_side"].is_null(), "{}", stopped[0]);
-    assert_eq!(stopped[0]["deals"], 1);
-    assert!(
-        stopped[0]["actions"].as_u64().unwrap() > 0,
-        "{}",
-        stopped[0]
-    );
+    ];
+    let local = match_lines(&args);
+    let remote = match_lines(&[&args[..], &["--server", &addr]].concat());
+    // The summary has no index: it sorts first.
+    assert_eq!((local.len(), remote.len()), (3, 3));
+    assert_eq!(local[0]["unfinished"], 2, "{}", local[0]);
+    assert_eq!(remote[0]["unfinished"], 2, "{}", remote[0]);
+    for (l, r) in local[1..].iter().zip(&remote[1..]) {
+        for field in ["seed", "winner_side", "totals", "deals", "actions", "turns"] {
+            assert_eq!(l[field], r[field], "{field}:\n{l}\n{r}");
+        }
+        assert!(r["winner_side"].is_null(), "{r}");
+        assert_eq!(r["deals"], 1, "{r}");
+        assert!(r["actions"].as_u64().unwrap() > 0, "{r}");
+        assert_eq!(r["totals"].as_array().unwrap().len(), 2, "{r}");
+        // The bots gave their seats up: the game does not wait for them.
+        let game = r["game_id"].as_str().unwrap();
+        let listed = games_json(&addr, &["--limit", "10"]);
+        let listed = listed.iter().find(|g| g["game_id"] == game).unwrap();
+        assert_eq!(listed["status"], "playing", "{listed}");
+        assert_eq!(listed["seats_taken"], 0, "{listed}");
+    }
 }
 
 // Regression: `replay --json` wrote how a deal ended as Rust's debug text
@@ -808,6 +829,27 @@ fn cancel_ends_a_waiting_game_with_its_creator_token() {
     assert!(stdout(&o).contains("cancelled"), "{}", stdout(&o));
     let result = match_result(&rt, &addr, &game);
     assert_eq!(result.end, v1::MatchEndKind::Cancelled as i32);
+    // Its record replays as a match that ended, cancelled, with no winner. (Regression: the
+    // replay said `"finished": false` for every match that ended before its target.)
+    let dir = temp("cancelled-record");
+    let file = dir.path().join("game.json");
+    let file = file.to_str().unwrap();
+    let o = canasta(&["export", &game, "--server", &addr, "--out", file]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = canasta(&["replay", file, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let replay: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(replay["finished"], true, "{replay}");
+    assert_eq!(replay["end"], "cancelled", "{replay}");
+    assert!(replay["winner_side"].is_null(), "{replay}");
+    assert_eq!(replay["actions"], 0, "{replay}");
+    let o = canasta(&["replay", file]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("the match ended (cancelled), no side wins"),
+        "{}",
+        stdout(&o)
+    );
     // A started game is not cancelled.
     let created = create();
     let started = created.game.unwrap().game_id;
