@@ -26,6 +26,8 @@ use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use canasta_engine::quote::quoted;
+
 /// The SQLite database file of [`Storage::default`], relative to the working directory.
 pub const DEFAULT_DATABASE: &str = "canasta.db";
 
@@ -135,6 +137,7 @@ pub struct Config {
     handshake_timeout: Duration,
     keepalive: Option<Duration>,
     keepalive_timeout: Duration,
+    cors_origins: Vec<String>,
 }
 
 /// The production defaults: each is the default of the binary's flag of the same name, and
@@ -166,6 +169,7 @@ impl Default for Config {
             handshake_timeout: Duration::from_secs(10),
             keepalive: Some(Duration::from_secs(60)),
             keepalive_timeout: Duration::from_secs(20),
+            cors_origins: Vec::new(),
         }
     }
 }
@@ -307,6 +311,12 @@ impl Config {
     /// How long an HTTP/2 ping waits for its answer ([`ConfigBuilder::keepalive_timeout`]).
     pub fn keepalive_timeout(&self) -> Duration {
         self.keepalive_timeout
+    }
+
+    /// The origins whose web pages may call the service with gRPC-Web, in lower case; `*` for
+    /// any ([`ConfigBuilder::cors_origins`]).
+    pub fn cors_origins(&self) -> &[String] {
+        &self.cors_origins
     }
 }
 
@@ -504,6 +514,22 @@ impl ConfigBuilder {
         self
     }
 
+    /// The origins (`https://app.example`, `http://localhost:5173`: a scheme, a host and an
+    /// optional port, as a browser's `Origin` header names a page's) whose pages may call the
+    /// service with gRPC-Web: the server answers their CORS preflights and lets their scripts
+    /// read the responses and the trailers' headers. `*` allows any origin (the calls carry
+    /// their tokens in the `authorization` header, never in cookies, so a page can only use a
+    /// token it was given). Case does not matter. Default: none; a page the server is asked
+    /// for directly (same origin) needs none.
+    pub fn cors_origins<I>(mut self, origins: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        self.config.cors_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// The configuration, if every setting is within its bounds; else the first that is not,
     /// with what to give instead.
     pub fn build(self) -> Result<Config, ConfigError> {
@@ -591,8 +617,61 @@ impl ConfigBuilder {
             period("keepalive", keepalive)?;
         }
         period("keepalive_timeout", c.keepalive_timeout)?;
+        let mut c = c;
+        for origin in &mut c.cors_origins {
+            *origin = cors_origin(origin)?;
+        }
         Ok(c)
     }
+}
+
+/// An origin of [`ConfigBuilder::cors_origins`], in lower case, or why it is none.
+fn cors_origin(origin: &str) -> Result<String, ConfigError> {
+    let refuse = |problem: String| {
+        Err(ConfigError::new(
+            "cors_origins",
+            format!(
+                "{}: {problem}; give an origin as scheme://host[:port] (https://app.example), \
+                 or * for any",
+                quoted(origin)
+            ),
+        ))
+    };
+    if origin == "*" {
+        return Ok(origin.into());
+    }
+    if !origin.is_ascii() || origin.bytes().any(|b| b.is_ascii_control() || b == b' ') {
+        return refuse(
+            "not ASCII without spaces (write an international domain name in its xn-- form)"
+                .into(),
+        );
+    }
+    let origin = origin.to_ascii_lowercase();
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return refuse("no scheme".into());
+    };
+    if scheme != "http" && scheme != "https" {
+        return refuse(format!("the scheme is {scheme}, not http or https"));
+    }
+    if rest.is_empty() || rest.starts_with(':') {
+        return refuse("no host".into());
+    }
+    if let Some(at) = rest.find(['/', '?', '#', '@', '*']) {
+        let what = match rest.as_bytes()[at] {
+            b'/' => "a path (a trailing / included): an origin ends with its host or port",
+            b'@' => "a user name: an origin has none",
+            b'*' => "a wildcard in the host: list each origin, or give * alone",
+            _ => "a query or fragment: an origin ends with its host or port",
+        };
+        return refuse(format!("has {what}"));
+    }
+    if let Some((_, port)) = rest.rsplit_once(':')
+        && !rest.ends_with(']')
+        && port.parse::<u16>().is_err()
+    {
+        return refuse(format!("{} is not a port", quoted(port)));
+    }
+    Ok(origin)
 }
 
 /// A setting [`ConfigBuilder::build`] refused, and why.
@@ -785,6 +864,56 @@ mod tests {
         assert_eq!(defaults.handshake_timeout(), 10 * SEC);
         assert_eq!(defaults.keepalive(), Some(60 * SEC));
         assert_eq!(defaults.keepalive_timeout(), 20 * SEC);
+        assert!(defaults.cors_origins().is_empty(), "no CORS by default");
+    }
+
+    // Origins are kept as a browser's Origin header names them (lower case), and anything
+    // else (a path, a trailing slash, no scheme, a user name, a bad port) is refused with
+    // the form to give.
+    #[test]
+    fn cors_origins_are_origins() {
+        let c = Config::builder()
+            .cors_origins([
+                "https://App.Example",
+                "http://localhost:5173",
+                "http://[::1]:8080",
+                "*",
+            ])
+            .build()
+            .unwrap();
+        assert_eq!(
+            c.cors_origins(),
+            [
+                "https://app.example",
+                "http://localhost:5173",
+                "http://[::1]:8080",
+                "*"
+            ]
+        );
+        for (origin, why) in [
+            ("https://app.example/", "a path"),
+            ("https://app.example/page", "a path"),
+            ("app.example", "no scheme"),
+            ("ftp://app.example", "not http or https"),
+            ("https://", "no host"),
+            ("https://:443", "no host"),
+            ("https://user@app.example", "a user name"),
+            ("https://*.example", "a wildcard"),
+            ("https://app.example:http", "not a port"),
+            ("https://app.example:70000", "not a port"),
+            ("https://app.example?x", "a query"),
+            ("https://bücher.example", "xn--"),
+            ("https://app example", "without spaces"),
+            ("", "no scheme"),
+        ] {
+            let e = Config::builder()
+                .cors_origins([origin])
+                .build()
+                .expect_err(origin);
+            assert_eq!(e.setting(), "cors_origins");
+            assert!(e.problem().contains(why), "{origin}: {e}");
+            assert!(e.problem().contains("scheme://host[:port]"), "{e}");
+        }
     }
 
     #[test]

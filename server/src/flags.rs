@@ -225,6 +225,20 @@ pub struct Flags {
         value_parser = seconds
     )]
     pub keepalive_timeout_secs: f64,
+
+    /// An origin (scheme://host[:port], e.g. https://app.example) whose web pages may call the
+    /// service with gRPC-Web: the server answers its CORS preflights and shows its scripts
+    /// the responses' headers. Repeat the flag for more origins (the environment variable
+    /// takes them separated by commas); * allows any. None by default: only pages of the
+    /// server's own origin, and programs that are not browsers, can call.
+    #[arg(
+        long = "cors-origin",
+        env = "CANASTA_CORS_ORIGINS",
+        value_name = "ORIGIN",
+        value_delimiter = ',',
+        action = ArgAction::Append
+    )]
+    pub cors_origins: Vec<String>,
 }
 
 /// Milliseconds, as a flag of milliseconds shows a duration.
@@ -305,6 +319,7 @@ impl Flags {
             .handshake_timeout(duration(self.handshake_timeout_secs))
             .keepalive(optional(self.keepalive_secs))
             .keepalive_timeout(duration(self.keepalive_timeout_secs))
+            .cors_origins(self.cors_origins.iter().map(|o| o.trim()))
             .build()
     }
 
@@ -328,6 +343,7 @@ fn flag_of(setting: &str) -> String {
         "storage" => "db".into(),
         "tls" => "tls-cert".into(),
         "keepalive" => "keepalive-secs".into(),
+        "cors_origins" => "cors-origin".into(),
         "min_move_budget" | "max_move_budget" => format!("{name}-ms"),
         s if s.ends_with("timeout") || s == "heartbeat" => format!("{name}-secs"),
         _ => name,
@@ -407,6 +423,10 @@ mod tests {
             "0",
             "--keepalive-timeout-secs",
             "5",
+            "--cors-origin",
+            "https://app.example",
+            "--cors-origin",
+            "HTTP://localhost:5173",
         ])
         .unwrap();
         let ms = Duration::from_millis;
@@ -440,6 +460,10 @@ mod tests {
         assert_eq!(c.handshake_timeout(), s(4));
         assert_eq!(c.keepalive(), None);
         assert_eq!(c.keepalive_timeout(), s(5));
+        assert_eq!(
+            c.cors_origins(),
+            ["https://app.example", "http://localhost:5173"]
+        );
         // A database, durable or not.
         let c = config(&["--db", "games.db", "--sync-full"]).unwrap();
         assert_eq!(
@@ -510,6 +534,11 @@ mod tests {
                 &["--handshake-timeout-secs", "0"],
                 "--handshake-timeout-secs",
                 "0.01 s",
+            ),
+            (
+                &["--cors-origin", "https://app.example/"],
+                "--cors-origin",
+                "scheme://host[:port]",
             ),
             (
                 &["--max-connections", "0"],
@@ -626,6 +655,25 @@ mod tests {
             );
         }
         assert!(flags >= 18, "{flags} flags");
+    }
+
+    // The environment variable of the origins takes several, separated by commas (checked
+    // through clap's own parsing of the value: this process's environment is not touched).
+    #[test]
+    fn the_cors_origins_variable_takes_a_list() {
+        let command = Flags::command();
+        let arg = command
+            .get_arguments()
+            .find(|a| a.get_id() == "cors_origins")
+            .expect("the flag");
+        assert_eq!(arg.get_env().and_then(|e| e.to_str()), Some("CANASTA_CORS_ORIGINS"));
+        assert_eq!(arg.get_value_delimiter(), Some(','));
+        let f = parse(&["--cors-origin", "https://a.example, https://b.example"]).unwrap();
+        assert_eq!(
+            f.config().unwrap().cors_origins(),
+            ["https://a.example", "https://b.example"]
+        );
+        assert_eq!(parse(&[]).unwrap().config().unwrap().cors_origins(), [] as [String; 0]);
     }
 
     #[test]

@@ -19,6 +19,8 @@
 //!   `export.rs`.
 //! - [`store`]: SQLite storage with group commit (or memory).
 //! - [`metrics`]: the Prometheus registry (prometheus-client) and its bounded HTTP port.
+//! - [`web`]: gRPC-Web (HTTP/1.1 or HTTP/2) on the same port, translated to gRPC before
+//!   everything else, and CORS for the origins the operator allows.
 //! - [`auth`], [`ratelimit`], [`message_limit`], [`errors`], [`connections`], [`names`]: one
 //!   concern each.
 //!
@@ -46,6 +48,7 @@ pub mod ratelimit;
 pub mod registry;
 pub mod service;
 pub mod store;
+pub mod web;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -385,6 +388,15 @@ pub async fn serve(
             .tls_config(tls)
             .map_err(|e| format!("the TLS certificate or key is not usable: {e}"))?;
     }
+    // gRPC-Web, from browsers, over HTTP/1.1 as well as HTTP/2: translated into gRPC before
+    // every service (the message limit, admission and metrics see a gRPC call), after the
+    // CORS of the allowed origins. HTTP/1.1 connections pass the same accept loop (the
+    // connection limit, the handshake deadline); hyper closes one that takes more than 30 s
+    // to send a request's headers.
+    let mut server = server
+        .accept_http1(true)
+        .layer(web::CrossOriginLayer::new(config.cors_origins()))
+        .layer(tonic_web::GrpcWebLayer::new());
     // The transport refuses a request over the limit from its frame header, before reading
     // its body; MessageLimit gives that refusal the service's reason.
     let canasta = MessageLimit::new(
