@@ -642,8 +642,7 @@ fn cors_origin(origin: &str) -> Result<String, ConfigError> {
     }
     if !origin.is_ascii() || origin.bytes().any(|b| b.is_ascii_control() || b == b' ') {
         return refuse(
-            "not ASCII without spaces (write an international domain name in its xn-- form)"
-                .into(),
+            "not ASCII without spaces (write an international domain name in its xn-- form)".into(),
         );
     }
     let origin = origin.to_ascii_lowercase();

@@ -666,14 +666,20 @@ mod tests {
             .get_arguments()
             .find(|a| a.get_id() == "cors_origins")
             .expect("the flag");
-        assert_eq!(arg.get_env().and_then(|e| e.to_str()), Some("CANASTA_CORS_ORIGINS"));
+        assert_eq!(
+            arg.get_env().and_then(|e| e.to_str()),
+            Some("CANASTA_CORS_ORIGINS")
+        );
         assert_eq!(arg.get_value_delimiter(), Some(','));
         let f = parse(&["--cors-origin", "https://a.example, https://b.example"]).unwrap();
         assert_eq!(
             f.config().unwrap().cors_origins(),
             ["https://a.example", "https://b.example"]
         );
-        assert_eq!(parse(&[]).unwrap().config().unwrap().cors_origins(), [] as [String; 0]);
+        assert_eq!(
+            parse(&[]).unwrap().config().unwrap().cors_origins(),
+            [] as [String; 0]
+        );
     }
 
     #[test]

@@ -88,11 +88,9 @@ impl Allowed {
         };
         match self {
             Allowed::Any => true,
-            Allowed::List(list) => list.iter().any(|allowed| {
-                allowed
-                    .as_bytes()
-                    .eq_ignore_ascii_case(origin.as_bytes())
-            }),
+            Allowed::List(list) => list
+                .iter()
+                .any(|allowed| allowed.as_bytes().eq_ignore_ascii_case(origin.as_bytes())),
         }
     }
 }
@@ -130,8 +128,7 @@ impl<S: Clone> tower_layer::Layer<S> for CrossOriginLayer {
     fn layer(&self, inner: S) -> CrossOrigin<S> {
         CrossOrigin {
             allowed: self.allowed.clone(),
-            cors: (!self.allowed.is_none())
-                .then(|| self.cors.layer(inner.clone())),
+            cors: (!self.allowed.is_none()).then(|| self.cors.layer(inner.clone())),
             inner,
         }
     }

@@ -100,7 +100,11 @@ impl H1 {
         H1Response {
             status,
             headers,
-            left: if chunked { None } else { Some(length.unwrap_or(0)) },
+            left: if chunked {
+                None
+            } else {
+                Some(length.unwrap_or(0))
+            },
             conn: self,
             body: Vec::new(),
             ended: false,
@@ -343,10 +347,8 @@ async fn unary_calls_over_http1_answer_as_grpc_does() {
     let server = TestServer::start().await;
     let mut native = server.client().await;
     let mut h1 = H1::connect(server.addr).await;
-    let created: v1::CreateGameResponse = h1
-        .call("CreateGame", &create_request(7), &[])
-        .await
-        .only();
+    let created: v1::CreateGameResponse =
+        h1.call("CreateGame", &create_request(7), &[]).await.only();
     let game = created.game.expect("a summary");
     assert_eq!(created.creator_token.len(), 32);
     let got: v1::GetGameResponse = h1
@@ -474,7 +476,10 @@ async fn grpc_web_calls_spend_the_addresss_request_rate() {
         "{refusal:?}"
     );
     let mut native = server.client().await;
-    let status = native.list_games(request).await.expect_err("the same budget");
+    let status = native
+        .list_games(request)
+        .await
+        .expect_err("the same budget");
     assert_refused(&status, Code::ResourceExhausted, "RATE_LIMITED");
 }
 
@@ -653,7 +658,11 @@ fn cors_headers(headers: &[(String, String)]) -> HashMap<String, String> {
 /// The comma-separated names of a header, in lower case.
 fn names(value: Option<&String>) -> Vec<String> {
     value
-        .map(|v| v.split(',').map(|n| n.trim().to_ascii_lowercase()).collect())
+        .map(|v| {
+            v.split(',')
+                .map(|n| n.trim().to_ascii_lowercase())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -681,7 +690,12 @@ async fn cors_answers_the_allowed_origins_only() {
         "{cors:?}"
     );
     let allowed = names(cors.get("access-control-allow-headers"));
-    for header in ["authorization", "content-type", "x-grpc-web", "x-user-agent"] {
+    for header in [
+        "authorization",
+        "content-type",
+        "x-grpc-web",
+        "x-user-agent",
+    ] {
         assert!(allowed.iter().any(|h| h == header), "{header}: {cors:?}");
     }
     assert!(cors.contains_key("access-control-max-age"), "{cors:?}");
@@ -733,11 +747,7 @@ async fn cors_answers_the_allowed_origins_only() {
         let mut response = h1.request("POST", &path, &call_headers, &request).await;
         assert_eq!(cors_headers(&response.headers), HashMap::new(), "{origin}");
         // A program that is not a browser is served all the same: CORS guards pages only.
-        assert_web_refused(
-            &response.answer().await,
-            Code::NotFound,
-            "GAME_NOT_FOUND",
-        );
+        assert_web_refused(&response.answer().await, Code::NotFound, "GAME_NOT_FOUND");
     }
 }
 
