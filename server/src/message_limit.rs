@@ -30,6 +30,10 @@ use canasta_proto::Reason;
 /// How tonic's refusal of an oversized message begins.
 const TONIC_TOO_LARGE: &str = "Error, decoded message length too large";
 
+/// How tonic-web's refusal of a gRPC-Web request body it cannot read begins (INTERNAL): bad
+/// base64 in the text mode, a frame of an unknown kind ([`crate::web`]).
+const TONIC_WEB_UNREADABLE: &str = "tonic-web: ";
+
 /// A gRPC service whose requests are limited to `limit` bytes, refused with
 /// `MESSAGE_TOO_LARGE`. The inner service must decode with the same limit
 /// (`max_decoding_message_size`).
@@ -104,6 +108,13 @@ pub fn refusal_of(status: &Status, limit: usize) -> Option<ApiError> {
     if let Some(e) = canasta_proto::codec::decode_error(status) {
         return Some(malformed(e));
     }
+    // This service sits inside the gRPC-Web translation: a tonic-web status here comes from
+    // reading the request, never from writing the answer.
+    if status.code() == Code::Internal
+        && let Some(why) = status.message().strip_prefix(TONIC_WEB_UNREADABLE)
+    {
+        return Some(unreadable_web_body(why));
+    }
     (status.code() == Code::OutOfRange && status.message().starts_with(TONIC_TOO_LARGE))
         .then(|| too_large(status.message(), limit))
 }
@@ -126,6 +137,25 @@ fn malformed(e: &prost::DecodeError) -> ApiError {
         format!(
             "the request's bytes are not a protobuf message of its type ({why}): encode it with \
              a protobuf library from proto/canasta/v1/*.proto, or the server's reflection"
+        ),
+    )
+}
+
+/// The refusal of a gRPC-Web request whose body is not framed messages; `why` is
+/// tonic-web's reason.
+fn unreadable_web_body(why: &str) -> ApiError {
+    const SHOWN: usize = 200;
+    let why = match why.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}…", &why[..cut]),
+        None => why.to_string(),
+    };
+    ApiError::new(
+        Code::InvalidArgument,
+        Reason::MalformedMessage,
+        format!(
+            "the gRPC-Web request's body cannot be read ({why}): send the framed messages as \
+             they are with content-type application/grpc-web+proto, or encoded in base64 with \
+             application/grpc-web-text"
         ),
     )
 }
@@ -172,6 +202,18 @@ mod tests {
             refusal.message
         );
         assert!(refusal_of(&Status::internal("x"), 10).is_none());
+        // A gRPC-Web body tonic-web cannot read (bad base64 in the text mode).
+        let web = Status::internal("tonic-web: Invalid symbol 0, offset 0.");
+        let refusal = refusal_of(&web, 10).expect("a refusal");
+        assert_eq!(
+            (refusal.code, refusal.reason),
+            (Code::InvalidArgument, Reason::MalformedMessage)
+        );
+        assert!(
+            refusal.message.contains("(Invalid symbol 0, offset 0.)"),
+            "{}",
+            refusal.message
+        );
     }
 
     #[test]

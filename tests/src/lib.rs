@@ -517,23 +517,37 @@ pub async fn watch_when_freed(
     panic!("the closed stream's place is not freed after 100 tries");
 }
 
-/// The first bytes the server sends on a raw connection (its HTTP/2 settings, sent as soon as
-/// it serves the connection), or none if it closes or resets the connection first; within
-/// 10 s, a guard against a hang.
-pub async fn first_bytes(stream: &mut tokio::net::TcpStream) -> Vec<u8> {
-    use tokio::io::AsyncReadExt;
-    let mut buf = vec![0u8; 1024];
-    let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buf))
-        .await
-        .expect("the server serves or closes a connection within 10 s");
-    match read {
-        Ok(n) => buf.truncate(n),
+/// Whether the server serves a raw connection that has sent nothing: still open, nothing
+/// received (the server waits for the client to speak first: HTTP/2's preface or an HTTP/1.1
+/// request, both served on the port), or closed at once beyond `--max-connections` (false).
+/// Read without waiting, so only after a barrier: a connection made after this one that the
+/// server closed at once (the server accepts connections in the order they came).
+pub fn is_served(stream: &tokio::net::TcpStream) -> bool {
+    let mut buf = [0u8; 64];
+    match stream.try_read(&mut buf) {
+        Ok(0) => false,
+        Ok(n) => panic!("the server spoke first: {:?}", &buf[..n]),
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => true,
         Err(e) => {
             assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}");
-            buf.clear();
+            false
         }
     }
-    buf
+}
+
+/// Reads `stream` until the server closes it (the end, or a reset), within 10 s: a guard
+/// against a connection held for ever, not a measured bound. Returns the bytes read (none for
+/// a connection closed at once beyond `--max-connections`).
+pub async fn until_closed(mut stream: tokio::net::TcpStream) -> Vec<u8> {
+    use tokio::io::AsyncReadExt;
+    let mut got = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut got))
+        .await
+        .expect("the server closed the connection within 10 s");
+    if let Err(e) = read {
+        assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}");
+    }
+    got
 }
 
 /// Reads the next message of a watch stream, with a time limit.

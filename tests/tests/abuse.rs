@@ -571,13 +571,19 @@ async fn silent_calls_and_connections_are_bounded_and_another_game_keeps_going()
                 .expect("the listener takes connections"),
         );
     }
+    // One more, closed at once (the limit is reached): every socket before it was accepted
+    // or closed.
+    let beyond = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("the listener takes connections");
+    assert_eq!(until_closed(beyond).await, b"");
     let mut served = Vec::new();
     let mut at_once = 0;
-    for mut socket in sockets {
-        if first_bytes(&mut socket).await.is_empty() {
-            at_once += 1;
-        } else {
+    for socket in sockets {
+        if is_served(&socket) {
             served.push(socket);
+        } else {
+            at_once += 1;
         }
     }
     let room = SILENT_MAX_CONNECTIONS - 1 - SILENT_CHANNELS;
@@ -624,7 +630,7 @@ async fn silent_calls_and_connections_are_bounded_and_another_game_keeps_going()
         assert_eq!(
             bytes_until_closed(socket).await,
             0,
-            "nothing after the settings"
+            "nothing said to a silent connection"
         );
     }
     // The server takes connections again.

@@ -545,6 +545,36 @@ async fn the_text_mode_answers_in_base64() {
     assert_eq!(summary_of(&mut native, &game.game_id).await, game);
 }
 
+// A text-mode body that is not base64 is the caller's mistake, refused as a message that
+// cannot be read (INVALID_ARGUMENT MALFORMED_MESSAGE), not as the server's fault; the
+// connection goes on serving.
+#[tokio::test]
+async fn a_text_body_that_is_not_base64_is_malformed() {
+    let server = TestServer::start().await;
+    let mut h1 = H1::connect(server.addr).await;
+    let headers = [("content-type", TEXT), ("x-grpc-web", "1")];
+    let path = format!("{SERVICE}/ListGames");
+    let mut response = h1
+        .request("POST", &path, &headers, b"\0\0\0\0\0not base64!")
+        .await;
+    assert_eq!(response.status, 200);
+    let answer = response.answer().await;
+    assert_web_refused(&answer, Code::InvalidArgument, "MALFORMED_MESSAGE");
+    assert!(
+        answer
+            .status()
+            .message()
+            .contains("application/grpc-web-text"),
+        "{:?}",
+        answer.status()
+    );
+    let fine: v1::ListGamesResponse = h1
+        .call("ListGames", &v1::ListGamesRequest::default(), &[])
+        .await
+        .only();
+    assert!(fine.games.is_empty());
+}
+
 // ----- a server stream -----
 
 /// The events a spectator's stream shows up to `last` (heartbeats skipped).
