@@ -31,7 +31,8 @@ use tonic::transport::server::{Connected, TcpConnectInfo};
 
 /// The bytes a new connection must send within its handshake deadline: the length of the
 /// HTTP/2 client preface (`PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n`); over TLS, the start of the
-/// ClientHello, which is longer.
+/// ClientHello, which is longer; for gRPC-Web over HTTP/1.1, the start of the request line
+/// (`POST /canasta.v1.CanastaService/…`, longer too).
 pub const OPENING_BYTES: usize = 24;
 
 /// The connections being served (see the module documentation).
