@@ -575,6 +575,24 @@ mod tests {
         r
     }
 
+    /// A service on a registry in memory with the tests' configuration, its registry, and
+    /// the switch that begins its shutdown.
+    fn service() -> (Service, Arc<Registry>, watch::Sender<bool>) {
+        let config = Arc::new(Config::for_tests());
+        let metrics = Metrics::new();
+        let registry = Arc::new(Registry::new(
+            Store::memory(),
+            config.clone(),
+            metrics.clone(),
+        ));
+        let (stop, stopped) = watch::channel(false);
+        (
+            Service::new(registry.clone(), config, metrics, stopped),
+            registry,
+            stop,
+        )
+    }
+
     fn assert_shutting_down(status: Status) {
         assert_eq!(status.code(), Code::Unavailable, "{status:?}");
         assert_eq!(reason_of(&status), Some(Reason::ShuttingDown));
@@ -586,15 +604,7 @@ mod tests {
     // requests at the same moment; it answers the requests that reach the service meanwhile.)
     #[tokio::test]
     async fn a_stopping_server_refuses_new_requests_with_shutting_down() {
-        let config = Arc::new(Config::for_tests());
-        let metrics = Metrics::new();
-        let registry = Arc::new(Registry::new(
-            Store::memory(),
-            config.clone(),
-            metrics.clone(),
-        ));
-        let (stop, stopped) = watch::channel(false);
-        let service = Service::new(registry.clone(), config, metrics, stopped);
+        let (service, registry, stop) = service();
         let rules = v1::RuleSet {
             preset: v1::Preset::Official as i32,
             player_count: 2,
@@ -757,15 +767,7 @@ mod tests {
         let spans = Spans::default();
         let _subscriber =
             tracing::subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
-        let config = Arc::new(Config::for_tests());
-        let metrics = Metrics::new();
-        let registry = Arc::new(Registry::new(
-            Store::memory(),
-            config.clone(),
-            metrics.clone(),
-        ));
-        let (_stop, stopped) = watch::channel(false);
-        let service = Service::new(registry, config, metrics, stopped);
+        let (service, _registry, _stop) = service();
         let create = v1::CreateGameRequest {
             rules: Some(v1::RuleSet {
                 preset: v1::Preset::Official as i32,
