@@ -407,6 +407,7 @@ mod tests {
                     side: i as u32 % 2,
                     occupied: n.is_some(),
                     display_name: n.unwrap_or_default().to_string(),
+                    bot: String::new(),
                 })
                 .collect(),
             seq: 9,

@@ -245,6 +245,29 @@ fn a_time_budget_stops_the_search_on_the_bots_clock() {
     assert!(checked > 0);
 }
 
+// A time limit caps an iteration budget (a server's bot under a time control): with a clock
+// that moves a millisecond a reading, a 5 ms limit is the start's reading and four more, so
+// four of the 1000 iterations; without the limit the budget alone counts.
+#[test]
+fn a_time_limit_cuts_an_iteration_budget_short() {
+    let mut checked = 0;
+    for seed in 0..8 {
+        let game = position(RuleSpec::new(Preset::Official, 4), seed, 30);
+        let clock = Arc::new(Ticking(AtomicU64::new(1000)));
+        let mut bot = SearchBot::new(seed, Budget::Iterations(1000)).with_clock(clock.clone());
+        bot.set_time_limit(Some(Duration::from_millis(5)));
+        search_choice(&mut bot, &game);
+        if bot.stats().candidates.len() > 1 {
+            assert_eq!(bot.stats().iterations, 4);
+            bot.set_time_limit(None);
+            search_choice(&mut bot, &game);
+            assert_eq!(bot.stats().iterations, 1000);
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
+}
+
 // The names the registry takes, and what it says of those it refuses.
 #[test]
 fn search_names_set_the_budget_and_threads() {

@@ -139,6 +139,17 @@ reasons! {
     /// INVALID_ARGUMENT: `time_control.move_budget_ms` below the server's floor or above its
     /// ceiling (CreateGame). Send a budget within the bounds the message gives, or 0 for none.
     BadTimeControl = "BAD_TIME_CONTROL",
+    /// INVALID_ARGUMENT: a `bots` entry names no built-in bot, or settings the bot does not
+    /// take (CreateGame); the BadRequest detail names the entry. Name one of greedy, random,
+    /// safe, search (search with a budget such as search:50ms or search:400).
+    UnknownBot = "UNKNOWN_BOT",
+    /// INVALID_ARGUMENT: a `bots` entry asks for more thinking than the server allows a move
+    /// (a search budget above `--max-bot-think-ms` or `--max-bot-iterations`, or more than one
+    /// thread) (CreateGame). Ask for a budget within the caps the message gives.
+    BotBudgetTooHigh = "BOT_BUDGET_TOO_HIGH",
+    /// INVALID_ARGUMENT: two `bots` entries name the same seat (CreateGame). Name each seat
+    /// once.
+    DuplicateSeat = "DUPLICATE_SEAT",
     /// INVALID_ARGUMENT: `request_id` empty or over 64 characters. Send a fresh id of 1 to 64.
     BadRequestId = "BAD_REQUEST_ID",
     /// INVALID_ARGUMENT: the `request_id` was already applied, to another action. Use a fresh

@@ -407,6 +407,10 @@ fn request_bytes() -> impl Strategy<Value = Vec<u8>> {
                     move_budget_ms: 1000,
                     policy: 1,
                 }),
+                bots: vec![v1::SeatBot {
+                    seat: 1,
+                    bot: "greedy".into(),
+                }],
             }
             .encode_to_vec()
         }),

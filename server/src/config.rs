@@ -138,6 +138,9 @@ pub struct Config {
     keepalive: Option<Duration>,
     keepalive_timeout: Duration,
     cors_origins: Vec<String>,
+    max_bot_think: Duration,
+    max_bot_iterations: u32,
+    bot_threads: usize,
 }
 
 /// The production defaults: each is the default of the binary's flag of the same name, and
@@ -170,9 +173,26 @@ impl Default for Config {
             keepalive: Some(Duration::from_secs(60)),
             keepalive_timeout: Duration::from_secs(20),
             cors_origins: Vec::new(),
+            max_bot_think: Duration::from_millis(200),
+            max_bot_iterations: 4000,
+            bot_threads: cores(),
         }
     }
 }
+
+/// The cores the process may use (1 if the system does not say): the built-in bots' moves
+/// thinking at once by default.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The longest a built-in bot may be allowed to think about a move
+/// ([`ConfigBuilder::max_bot_think`]).
+pub const LONGEST_BOT_THINK: Duration = Duration::from_secs(60);
+
+/// The most built-in bots' moves that may be allowed to think at once
+/// ([`ConfigBuilder::bot_threads`]).
+pub const MOST_BOT_THREADS: usize = 1024;
 
 impl Config {
     /// A builder that starts from the defaults ([`Config::default`]).
@@ -317,6 +337,22 @@ impl Config {
     /// any ([`ConfigBuilder::cors_origins`]).
     pub fn cors_origins(&self) -> &[String] {
         &self.cors_origins
+    }
+
+    /// The longest a built-in bot thinks about one move ([`ConfigBuilder::max_bot_think`]).
+    pub fn max_bot_think(&self) -> Duration {
+        self.max_bot_think
+    }
+
+    /// The largest search budget in iterations a built-in bot may be given
+    /// ([`ConfigBuilder::max_bot_iterations`]).
+    pub fn max_bot_iterations(&self) -> u32 {
+        self.max_bot_iterations
+    }
+
+    /// The most built-in bots' moves thinking at once ([`ConfigBuilder::bot_threads`]).
+    pub fn bot_threads(&self) -> usize {
+        self.bot_threads
     }
 }
 
@@ -530,6 +566,31 @@ impl ConfigBuilder {
         self
     }
 
+    /// The longest the server's built-in bots (`CreateGameRequest.bots`) think about one
+    /// move: a `search` bot with a longer time budget is refused at CreateGame
+    /// (`BOT_BUDGET_TOO_HIGH`), and every search, an iteration budget's too, stops at it. Whole
+    /// milliseconds, 1 ms to [`LONGEST_BOT_THINK`]. Default: 200 ms.
+    pub fn max_bot_think(mut self, limit: Duration) -> Self {
+        self.config.max_bot_think = limit;
+        self
+    }
+
+    /// The largest iteration budget of a built-in `search` bot (`search:N`): a larger one is
+    /// refused at CreateGame (`BOT_BUDGET_TOO_HIGH`). 1 to the search bot's own maximum.
+    /// Default: 4000 (about 200 ms of one core, the default think limit).
+    pub fn max_bot_iterations(mut self, n: u32) -> Self {
+        self.config.max_bot_iterations = n;
+        self
+    }
+
+    /// The most built-in bots' moves thinking at once, over all games: each takes a core
+    /// while it thinks, and the others wait their turn (within their time, under a time
+    /// control). 1 to [`MOST_BOT_THREADS`]. Default: the cores the process may use.
+    pub fn bot_threads(mut self, n: usize) -> Self {
+        self.config.bot_threads = n;
+        self
+    }
+
     /// The configuration, if every setting is within its bounds; else the first that is not,
     /// with what to give instead.
     pub fn build(self) -> Result<Config, ConfigError> {
@@ -617,6 +678,38 @@ impl ConfigBuilder {
             period("keepalive", keepalive)?;
         }
         period("keepalive_timeout", c.keepalive_timeout)?;
+        budget("max_bot_think", c.max_bot_think)?;
+        if c.max_bot_think > LONGEST_BOT_THINK {
+            return Err(ConfigError::new(
+                "max_bot_think",
+                format!(
+                    "{} ms is more than {} ms: a bot's move would hold a core that long; give \
+                     less",
+                    c.max_bot_think.as_millis(),
+                    LONGEST_BOT_THINK.as_millis()
+                ),
+            ));
+        }
+        let most = canasta_engine::bot::search::MAX_ITERATIONS;
+        if !(1..=most).contains(&c.max_bot_iterations) {
+            return Err(ConfigError::new(
+                "max_bot_iterations",
+                format!(
+                    "{} is outside 1 to {most} iterations: give a budget within them",
+                    c.max_bot_iterations
+                ),
+            ));
+        }
+        if !(1..=MOST_BOT_THREADS).contains(&c.bot_threads) {
+            return Err(ConfigError::new(
+                "bot_threads",
+                format!(
+                    "{} is outside 1 to {MOST_BOT_THREADS}: give how many bots' moves may \
+                     think at once (each takes a core)",
+                    c.bot_threads
+                ),
+            ));
+        }
         let mut c = c;
         for origin in &mut c.cors_origins {
             *origin = cors_origin(origin)?;

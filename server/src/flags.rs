@@ -147,6 +147,30 @@ pub struct Flags {
     )]
     pub max_move_budget_ms: u64,
 
+    /// Longest a built-in bot of the server (CreateGameRequest.bots) thinks about a move, in
+    /// milliseconds: a search bot with a longer time budget is refused at CreateGame
+    /// (BOT_BUDGET_TOO_HIGH), and every search stops at it. 1 to 60000.
+    #[arg(
+        long,
+        env = "CANASTA_MAX_BOT_THINK_MS",
+        default_value_t = millis(defaults().max_bot_think())
+    )]
+    pub max_bot_think_ms: u64,
+
+    /// Largest iteration budget of a built-in search bot (search:N); a larger one is refused
+    /// at CreateGame (BOT_BUDGET_TOO_HIGH).
+    #[arg(
+        long,
+        env = "CANASTA_MAX_BOT_ITERATIONS",
+        default_value_t = defaults().max_bot_iterations()
+    )]
+    pub max_bot_iterations: u32,
+
+    /// Most built-in bots' moves thinking at once, over all games (each takes a core while it
+    /// thinks); by default the cores the process may use.
+    #[arg(long, env = "CANASTA_BOT_THREADS", default_value_t = defaults().bot_threads())]
+    pub bot_threads: usize,
+
     /// Seconds a game may wait for players: a game whose seats are not all taken within them
     /// of its creation or of its last join or leave ends, expired (MATCH_END_KIND_EXPIRED),
     /// and frees its place among the unfinished games (--max-games). 0: never. At most a year.
@@ -320,6 +344,9 @@ impl Flags {
             .keepalive(optional(self.keepalive_secs))
             .keepalive_timeout(duration(self.keepalive_timeout_secs))
             .cors_origins(self.cors_origins.iter().map(|o| o.trim()))
+            .max_bot_think(Duration::from_millis(self.max_bot_think_ms))
+            .max_bot_iterations(self.max_bot_iterations)
+            .bot_threads(self.bot_threads)
             .build()
     }
 
@@ -344,7 +371,7 @@ fn flag_of(setting: &str) -> String {
         "tls" => "tls-cert".into(),
         "keepalive" => "keepalive-secs".into(),
         "cors_origins" => "cors-origin".into(),
-        "min_move_budget" | "max_move_budget" => format!("{name}-ms"),
+        "min_move_budget" | "max_move_budget" | "max_bot_think" => format!("{name}-ms"),
         s if s.ends_with("timeout") || s == "heartbeat" => format!("{name}-secs"),
         _ => name,
     }

@@ -10,6 +10,8 @@
 //!   passes through (admission: tokens and request rates; metrics; a tracing span per call);
 //!   the streams WatchGame and Play leave running.
 //! - [`registry`]: the games held: create, restore, find, list.
+//! - [`bots`]: the server's built-in bots (`CreateGameRequest.bots`): their check, their
+//!   seeds, and the pool that bounds their CPU; `actor/house.rs` plays their seats.
 //! - [`actor`]: one task per game owning its state; `actor/mod.rs` holds the state, the
 //!   handle, the commands and the task's loop, and one file each does a job: `log.rs` (the
 //!   entries stored, applied, replayed), `compact.rs` (a finished game's memory and rebuilds),
@@ -37,6 +39,7 @@
 
 pub mod actor;
 pub mod auth;
+pub mod bots;
 pub mod config;
 pub mod connections;
 pub mod errors;

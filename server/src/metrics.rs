@@ -30,6 +30,12 @@ const ACTION_BUCKETS: [f64; 12] = [
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0,
 ];
 
+/// Upper bounds of the bots' think-time histogram, in seconds: greedy's microseconds to a
+/// search's cap (`--max-bot-think-ms`, 200 ms by default).
+const BOT_THINK_BUCKETS: [f64; 12] = [
+    0.00001, 0.0001, 0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1.0,
+];
+
 /// Upper bounds of the call-latency histogram, in seconds: an action's, and beyond for the
 /// calls that wait (a Play call waits up to `--play-open-timeout-secs` for its opening).
 const CALL_BUCKETS: [f64; 14] = [
@@ -69,6 +75,8 @@ pub struct Metrics {
     expired: Counter,
     cancelled: Counter,
     rebuilds: Counter,
+    bot_moves: Counter,
+    bot_think_seconds: Histogram,
     action_seconds: Histogram,
     errors: Family<Refusal, Counter>,
     calls: Family<Answered, Counter>,
@@ -143,6 +151,19 @@ impl Metrics {
             "Finished games' logs replayed to answer a watch, an export or a retry",
             rebuilds.clone(),
         );
+        let bot_moves = Counter::default();
+        registry.register(
+            "canasta_bot_moves",
+            "Moves the server's built-in bots chose for their seats",
+            bot_moves.clone(),
+        );
+        let bot_think_seconds = Histogram::new(BOT_THINK_BUCKETS);
+        registry.register(
+            "canasta_bot_think_seconds",
+            "Time a built-in bot thought about a move (on a blocking thread, after waiting \
+             for the pool of --bot-threads)",
+            bot_think_seconds.clone(),
+        );
         let errors = Family::default();
         registry.register(
             "canasta_errors",
@@ -182,6 +203,8 @@ impl Metrics {
             expired,
             cancelled,
             rebuilds,
+            bot_moves,
+            bot_think_seconds,
             action_seconds,
             errors,
             calls,
@@ -265,6 +288,17 @@ impl Metrics {
             MatchEndKind::Unspecified | MatchEndKind::Target | MatchEndKind::Forfeit => return,
         };
         counter.inc();
+    }
+
+    /// A built-in bot chose a move in `took`.
+    pub fn bot_moved(&self, took: Duration) {
+        self.bot_moves.inc();
+        self.bot_think_seconds.observe(took.as_secs_f64());
+    }
+
+    /// Moves the built-in bots chose so far.
+    pub fn bot_moves(&self) -> u64 {
+        self.bot_moves.get()
     }
 
     /// A finished game's log was replayed to answer a request (see `Actor::rebuilt`).

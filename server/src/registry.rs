@@ -8,11 +8,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
+use canasta_proto::convert::rules_from_wire;
 use canasta_proto::v1;
 use tonic::Code;
 
 use crate::actor::{Actor, GameHandle, Rebuilds, now_ms};
 use crate::auth::Token;
+use crate::bots::BotPool;
 use crate::config::Config;
 use crate::errors::ApiError;
 use crate::metrics::Metrics;
@@ -129,6 +131,8 @@ pub struct Registry {
     statuses: Arc<StatusIndex>,
     /// The rebuilt finished games the games share (see [`Rebuilds`]).
     rebuilds: Arc<Rebuilds>,
+    /// What bounds the CPU of the games' built-in bots.
+    bots: Arc<BotPool>,
     /// Stored games that could not be restored, by id: they answer `BAD_LOG`.
     damaged: RwLock<HashMap<String, String>>,
     slots: Arc<GameSlots>,
@@ -145,6 +149,7 @@ impl Registry {
             order: RwLock::new(Vec::new()),
             statuses: Arc::default(),
             rebuilds: Rebuilds::new(),
+            bots: BotPool::new(&config),
             damaged: RwLock::new(HashMap::new()),
             slots: GameSlots::new(config.max_games()),
             store,
@@ -156,6 +161,7 @@ impl Registry {
     /// Starts a game's actor and holds its handle, after the games held.
     fn insert(&self, mut actor: Actor) -> GameHandle {
         actor.share_rebuilds(self.rebuilds.clone());
+        actor.share_bots(self.bots.clone());
         // Its place is taken and indexed before its actor runs, which moves it from then on.
         let mut order = self.order.write().expect("not poisoned");
         actor.list_in(self.statuses.clone(), order.len());
@@ -246,6 +252,11 @@ impl Registry {
             ));
         }
         crate::actor::check_time_control(request.time_control.as_ref(), &self.config)?;
+        // The bots after the rules they sit at: rules that do not read are refused below, as
+        // in a game without bots.
+        if let Some(Ok(rules)) = request.rules.as_ref().map(rules_from_wire) {
+            crate::bots::check(&request.bots, rules.players as usize, &self.config)?;
+        }
         request.seed.get_or_insert_with(rand::random::<u64>);
         let id = format!("{:016x}", rand::random::<u64>());
         let created_ms = now_ms();

@@ -101,6 +101,8 @@ pub struct SearchBot {
     seed: u64,
     budget: Budget,
     threads: usize,
+    /// A limit of time on every decision besides the budget (see [`SearchBot::set_time_limit`]).
+    time_limit: Option<Duration>,
     clock: Arc<dyn Clock>,
     greedy: GreedyBot,
     stats: SearchStats,
@@ -113,6 +115,7 @@ impl std::fmt::Debug for SearchBot {
             .field("seed", &self.seed)
             .field("budget", &self.budget)
             .field("threads", &self.threads)
+            .field("time_limit", &self.time_limit)
             .finish_non_exhaustive()
     }
 }
@@ -125,6 +128,7 @@ impl SearchBot {
             seed,
             budget,
             threads: 1,
+            time_limit: None,
             clock: Arc::new(MonotonicClock::default()),
             greedy: GreedyBot::new(),
             stats: SearchStats::default(),
@@ -144,6 +148,25 @@ impl SearchBot {
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> SearchBot {
         self.clock = clock;
         self
+    }
+
+    /// Caps the time of each decision from now on, whatever the budget: a decision stops at
+    /// its budget or at the limit, whichever comes first (overrunning it by at most one
+    /// rollout, as a time budget does). A host that must answer within a deadline (a server's
+    /// time control) sets it before each decision; an iteration budget cut short by it is no
+    /// longer deterministic. `None`: the budget alone.
+    pub fn set_time_limit(&mut self, limit: Option<Duration>) {
+        self.time_limit = limit;
+    }
+
+    /// The bot's budget.
+    pub fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    /// The bot's threads.
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// What the last decision did.
@@ -461,6 +484,7 @@ struct Search<'a> {
     unseen: &'a Unseen,
     candidates: &'a [Action],
     budget: Budget,
+    time_limit: Option<Duration>,
     clock: &'a dyn Clock,
     start: Duration,
 }
@@ -477,10 +501,14 @@ impl Search<'_> {
         let me = self.unseen.me;
         let mut done = 0;
         loop {
+            let spent = || self.clock.now().saturating_sub(self.start);
             match self.budget {
                 Budget::Iterations(_) if done >= iterations => break,
-                Budget::Time(t) if self.clock.now().saturating_sub(self.start) >= t => break,
+                Budget::Time(t) if spent() >= t => break,
                 _ => {}
+            }
+            if self.time_limit.is_some_and(|l| spent() >= l) {
+                break;
             }
             let i = tally.select(done);
             let stock = self.unseen.deal(&mut rng, &mut cards, &mut hands);
@@ -525,6 +553,7 @@ impl Bot for SearchBot {
             unseen: &unseen,
             candidates: &candidates,
             budget: self.budget,
+            time_limit: self.time_limit,
             clock: &*self.clock,
             start: self.clock.now(),
         };

@@ -53,6 +53,20 @@ impl Actor {
         with_events: bool,
     ) -> Result<v1::SubmitActionResponse, ApiError> {
         let seat = self.seat_of(token)?;
+        self.act(seat, expected_seq, request_id, action, with_events)
+            .await
+    }
+
+    /// Applies `seat`'s action: the one path of every seat's action, a client's (its token
+    /// checked by [`Actor::submit`]) or a built-in bot's (`house.rs`).
+    pub(super) async fn act(
+        &mut self,
+        seat: Seat,
+        expected_seq: u64,
+        request_id: String,
+        action: &v1::Action,
+        with_events: bool,
+    ) -> Result<v1::SubmitActionResponse, ApiError> {
         if request_id.is_empty() || request_id.len() > 64 {
             return Err(ApiError::invalid(
                 Reason::BadRequestId,

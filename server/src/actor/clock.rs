@@ -130,6 +130,14 @@ impl Actor {
         self.restart_end();
     }
 
+    /// The move the fallback bot plays for `seat`, the seat to act: on a time-out, and for a
+    /// built-in bot whose own choice failed.
+    pub(super) fn fallback_move(&self, seat: canasta_engine::Seat) -> v1::Action {
+        let view = self.game.view(Viewer::Seat(seat));
+        let legal = view.legal().expect("the seat to act sees its choices");
+        action_to_wire(&SafeBot::new().choose(&view, &legal))
+    }
+
     /// The time left to the seat to act, in milliseconds, if it has a budget.
     pub(super) fn time_left(&self) -> Option<u64> {
         self.clock.deadline.map(|d| {
@@ -158,11 +166,7 @@ impl Actor {
         let action = match self.clock.policy {
             v1::TimeoutPolicy::Forfeit => None,
             _ if abandons => None,
-            _ => {
-                let view = self.game.view(Viewer::Seat(seat));
-                let legal = view.legal().expect("the seat to act sees its choices");
-                Some(action_to_wire(&SafeBot::new().choose(&view, &legal)))
-            }
+            _ => Some(self.fallback_move(seat)),
         };
         let entry = Entry::of(EntryKind::Timeout(TimeoutEntry {
             seat: seat.0 as u32,

@@ -153,6 +153,7 @@ impl Actor {
         self.refresh_summary();
         self.restart_clock();
         self.prompt_to_act();
+        self.wake_bot();
         Ok(())
     }
 
@@ -167,6 +168,23 @@ impl Actor {
         match kind {
             EntryKind::Created(c) => {
                 self.creator = Some(Token::from_stored(c.creator_token.clone()));
+                // The server's bots hold their seats from the creation on.
+                let bots: Vec<(usize, String)> = self
+                    .seats
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, s)| s.bot.clone().map(|b| (i, b)))
+                    .collect();
+                for (seat, name) in bots {
+                    self.push(LogKind::Server(v1::game_event::Kind::SeatJoined(
+                        v1::SeatJoined {
+                            seat: seat as u32,
+                            display_name: name.clone(),
+                        },
+                    )));
+                    self.seats[seat].name = name;
+                }
+                self.start_if_full();
             }
             EntryKind::End(e) => {
                 let cause = EndCause::try_from(e.cause)
@@ -193,16 +211,7 @@ impl Actor {
                         display_name: j.name.clone(),
                     },
                 )));
-                if self.status == Status::Waiting && self.seats.iter().all(|s| s.token.is_some()) {
-                    self.status = Status::Playing;
-                    self.started = true;
-                    self.push(LogKind::Server(v1::game_event::Kind::GameStarted(
-                        v1::GameStarted {},
-                    )));
-                    for e in std::mem::take(&mut self.opening) {
-                        self.push(LogKind::Engine(e));
-                    }
-                }
+                self.start_if_full();
             }
             EntryKind::Leave(l) => {
                 let slot = &mut self.seats[l.seat as usize];
@@ -262,6 +271,20 @@ impl Actor {
             }
         }
         Ok(())
+    }
+
+    /// Starts the waiting game once every seat is held: GameStarted, then the first deal.
+    fn start_if_full(&mut self) {
+        if self.status == Status::Waiting && self.seats.iter().all(|s| s.held()) {
+            self.status = Status::Playing;
+            self.started = true;
+            self.push(LogKind::Server(v1::game_event::Kind::GameStarted(
+                v1::GameStarted {},
+            )));
+            for e in std::mem::take(&mut self.opening) {
+                self.push(LogKind::Engine(e));
+            }
+        }
     }
 
     /// Applies a seat's action to the game and logs its events.

@@ -16,6 +16,7 @@
 //! - `compact.rs`: what a finished game drops, and its rebuild for the reads that need it.
 //! - `seats.rs`: the seats and their tokens: joins, leaves, whose a token is.
 //! - `actions.rs`: a seat's actions, checked and submitted.
+//! - `house.rs`: the seats the server's built-in bots play: their thinking and their moves.
 //! - `retry.rs`: the applied requests remembered to answer their retries.
 //! - `clock.rs`: time controls: the move budget, time-outs, a match only time-outs play.
 //! - `unplayed.rs`: the policies for games nobody plays, and the creator's cancel.
@@ -29,6 +30,7 @@ mod actions;
 mod clock;
 mod compact;
 mod export;
+mod house;
 mod log;
 mod prompts;
 mod retry;
@@ -59,12 +61,14 @@ use canasta_proto::Reason;
 
 pub use clock::{ABANDON_AFTER, check_time_control};
 pub use compact::Rebuilds;
+pub use house::BotMove;
 pub use log::{LogEvent, LogKind};
 pub use prompts::PromptItem;
 pub use unplayed::STAMP_EVERY;
 pub use watchers::{Item, Subscription, WatchGuard};
 
 use clock::{Clock, LineLimit};
+use house::House;
 use retry::Retries;
 use seats::SeatSlot;
 use unplayed::Unplayed;
@@ -154,6 +158,8 @@ pub enum Command {
         /// The answer: the game's summary after its end.
         reply: Reply<v1::GameSummary>,
     },
+    /// A built-in bot's choice for its seat, from its thinking (boxed, as for `Submit`).
+    BotMoved(Box<BotMove>),
 }
 
 /// The registry's handle on a game.
@@ -260,6 +266,8 @@ pub struct Actor {
     retries: Retries,
     /// The time control and its clock (`clock.rs`).
     clock: Clock,
+    /// The seats the server's bots play (`house.rs`); none in a game without bots.
+    house: Option<Box<House>>,
     /// The times of the players' activity and the end of a game nobody plays (`unplayed.rs`).
     unplayed: Unplayed,
 
@@ -316,6 +324,13 @@ impl Actor {
         let (game, opening) = Game::start(&setup)?;
         let players = game.rules().players as usize;
         let clock = Clock::new(request.time_control, &config, players)?;
+        let house = House::new(&request.bots, players, request.seed.unwrap_or(0), &config)?;
+        let mut seats = vec![SeatSlot::default(); players];
+        if let Some(house) = &house {
+            for (slot, name) in seats.iter_mut().zip(house.names()) {
+                slot.bot = name;
+            }
+        }
         let actor = Actor {
             id,
             created_ms,
@@ -337,11 +352,12 @@ impl Actor {
             compacted: false,
             rebuilds: None,
             key: compact::rebuild_key(),
-            seats: vec![SeatSlot::default(); players],
+            seats,
             seat_ids: Arc::new(SeatIds::default()),
             creator: None,
             retries: Retries::default(),
             clock,
+            house,
             unplayed: Unplayed::new(),
             live: None,
             watchers: Arc::new(Watchers::default()),
@@ -374,9 +390,19 @@ impl Actor {
         self.listed = Some((index, place));
     }
 
+    /// Shares the server's pool of thinking bots (see [`BotPool`](crate::bots::BotPool)).
+    pub fn share_bots(&mut self, pool: Arc<crate::bots::BotPool>) {
+        if let Some(house) = &mut self.house {
+            house.share_pool(pool);
+        }
+    }
+
     /// Starts the actor's task and returns its handle.
-    pub fn spawn(self) -> GameHandle {
+    pub fn spawn(mut self) -> GameHandle {
         let (tx, rx) = mpsc::channel(64);
+        if let Some(house) = &mut self.house {
+            house.listen(tx.downgrade());
+        }
         let handle = GameHandle {
             id: self.id.clone(),
             created_ms: self.created_ms,
@@ -394,6 +420,8 @@ impl Actor {
         let timer = tokio::time::sleep_until(tokio::time::Instant::now());
         tokio::pin!(timer);
         let mut armed = None;
+        // A game restored where a bot is to act (or created with a bot in every seat) goes on.
+        self.wake_bot();
         loop {
             let next = self.next_deadline();
             if next != armed {
@@ -499,6 +527,7 @@ impl Actor {
             Command::Cancel { token, reply } => {
                 let _ = reply.send(self.cancel(&token).await);
             }
+            Command::BotMoved(moved) => self.bot_moved(*moved).await,
         }
     }
 

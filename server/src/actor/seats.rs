@@ -14,11 +14,21 @@ use crate::errors::ApiError;
 use crate::store::{Entry, EntryKind, JoinEntry, LeaveEntry};
 use canasta_proto::Reason;
 
-/// A seat: its holder's token and display name, or none.
+/// A seat: its holder's token and display name, or none; or the server's built-in bot.
 #[derive(Clone, Debug, Default)]
 pub(super) struct SeatSlot {
     pub(super) token: Option<Token>,
     pub(super) name: String,
+    /// The built-in bot the server plays the seat with, by name: the seat is held from the
+    /// game's creation on, by no token.
+    pub(super) bot: Option<String>,
+}
+
+impl SeatSlot {
+    /// True if someone holds the seat: a client (with its token) or a built-in bot.
+    pub(super) fn held(&self) -> bool {
+        self.token.is_some() || self.bot.is_some()
+    }
 }
 
 impl Actor {
@@ -75,7 +85,7 @@ impl Actor {
             ));
         }
         let seat = match seat {
-            Some(s) if self.seats[s as usize].token.is_some() => {
+            Some(s) if self.seats[s as usize].held() => {
                 return Err(ApiError::new(
                     Code::FailedPrecondition,
                     Reason::SeatTaken,
@@ -85,17 +95,13 @@ impl Actor {
                 ));
             }
             Some(s) => s,
-            None => self
-                .seats
-                .iter()
-                .position(|s| s.token.is_none())
-                .ok_or_else(|| {
-                    ApiError::new(
-                        Code::FailedPrecondition,
-                        Reason::GameFull,
-                        "every seat is taken: watch the game as a spectator, or create another",
-                    )
-                })? as u32,
+            None => self.seats.iter().position(|s| !s.held()).ok_or_else(|| {
+                ApiError::new(
+                    Code::FailedPrecondition,
+                    Reason::GameFull,
+                    "every seat is taken: watch the game as a spectator, or create another",
+                )
+            })? as u32,
         };
         let token = Token::generate();
         let entry = Entry::of(EntryKind::Join(JoinEntry {

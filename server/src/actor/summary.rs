@@ -86,8 +86,9 @@ impl Actor {
                 .map(|(i, s)| v1::SeatInfo {
                     seat: i as u32,
                     side: table.side_of(Seat(i as u8)).0 as u32,
-                    occupied: s.token.is_some(),
+                    occupied: s.held(),
                     display_name: s.name.clone(),
+                    bot: s.bot.clone().unwrap_or_default(),
                 })
                 .collect(),
             seq: self.seq(),

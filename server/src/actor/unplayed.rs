@@ -210,7 +210,10 @@ impl Actor {
                     false => after(self.config.idle_timeout(), EndCause::Idle),
                     true => None,
                 };
-                let left = match self.seats.iter().all(|s| s.token.is_none()) {
+                // Bots never leave: every seat a client may hold is left.
+                let left = match self.seats.iter().all(|s| s.token.is_none())
+                    && self.seats.iter().any(|s| s.bot.is_none())
+                {
                     true => after(self.config.left_timeout(), EndCause::Left),
                     false => None,
                 };

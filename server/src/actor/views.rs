@@ -45,7 +45,7 @@ impl Actor {
     /// The game on the wire as `viewer` may see it.
     pub(super) fn wire_view(&self, viewer: Viewer) -> v1::GameView {
         let names: Vec<String> = self.seats.iter().map(|s| s.name.clone()).collect();
-        let occupied: Vec<bool> = self.seats.iter().map(|s| s.token.is_some()).collect();
+        let occupied: Vec<bool> = self.seats.iter().map(|s| s.held()).collect();
         // A game that ended before it started (expired, cancelled) shows what it showed while
         // it waited: its deal was never played, and nobody sees it.
         let status = match self.started {
