@@ -254,7 +254,9 @@ impl Registry {
         crate::actor::check_time_control(request.time_control.as_ref(), &self.config)?;
         // The bots after the rules they sit at: rules that do not read are refused below, as
         // in a game without bots.
-        if let Some(Ok(rules)) = request.rules.as_ref().map(rules_from_wire) {
+        if let Some(Ok(spec)) = request.rules.as_ref().map(rules_from_wire)
+            && let Ok(rules) = canasta_engine::Rules::new(&spec)
+        {
             crate::bots::check(&request.bots, rules.players as usize, &self.config)?;
         }
         request.seed.get_or_insert_with(rand::random::<u64>);

@@ -77,14 +77,29 @@ impl LogItem {
 /// does (as "player N"), up to its start: the joins, the start, and the engine's `opening`
 /// events.
 pub fn joined_log(players: u8, opening: Vec<Event>) -> Vec<LogItem> {
+    joined_log_with_bots(players, &[], opening)
+}
+
+/// The log of a game of `players` created with the server's `bots` (seat, name), whose other
+/// seats were joined in seat order as "player N", up to its start: the bots' joins (at the
+/// creation, in seat order), the others' joins, the start, and the engine's `opening` events.
+pub fn joined_log_with_bots(
+    players: u8,
+    bots: &[(u32, String)],
+    opening: Vec<Event>,
+) -> Vec<LogItem> {
+    let bot_of = |seat: u32| bots.iter().find(|(s, _)| *s == seat).map(|(_, b)| b);
+    let joined = |seat: u32, display_name: String| {
+        LogItem::Server(Ev::SeatJoined(v1::SeatJoined { seat, display_name }))
+    };
     let mut log: Vec<LogItem> = (0..u32::from(players))
-        .map(|seat| {
-            LogItem::Server(Ev::SeatJoined(v1::SeatJoined {
-                seat,
-                display_name: format!("player {seat}"),
-            }))
-        })
+        .filter_map(|seat| bot_of(seat).map(|b| joined(seat, b.clone())))
         .collect();
+    log.extend(
+        (0..u32::from(players))
+            .filter(|&seat| bot_of(seat).is_none())
+            .map(|seat| joined(seat, format!("player {seat}"))),
+    );
     log.push(LogItem::Server(Ev::GameStarted(v1::GameStarted {})));
     log.extend(opening.into_iter().map(LogItem::Engine));
     log

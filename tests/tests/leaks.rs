@@ -33,7 +33,7 @@ use canasta_proto::convert::{
 use canasta_proto::v1;
 use canasta_proto::v1::game_event::Kind as Ev;
 use canasta_proto::v1::watch_game_response::Kind as Msg;
-use canasta_tests::replica::{LogItem, joined_log};
+use canasta_tests::replica::{LogItem, joined_log_with_bots};
 use canasta_tests::*;
 use tokio_stream::StreamExt;
 use tonic::{Code, Status};
@@ -78,10 +78,11 @@ enum Received {
     Export(v1::GameRecord),
 }
 
-/// Everything received in one game, by receiver.
+/// Everything received in one game, by receiver, and the seats the server's bots played.
 #[derive(Default)]
 struct Inbox {
     items: Vec<(Viewer, Received)>,
+    bots: Vec<(u32, String)>,
 }
 
 impl Inbox {
@@ -111,18 +112,22 @@ struct Tally {
 struct Truth {
     rules: Rules,
     game_id: String,
+    /// The seats' display names, by seat.
+    names: Vec<String>,
     log: Vec<LogItem>,
     states: HashMap<u64, Game>,
     last: u64,
 }
 
 impl Truth {
-    /// Replays the export in the engine; every seat was joined in seat order by `join_all`.
-    fn replay(record: &v1::GameRecord) -> Truth {
+    /// Replays the export in the engine; the server's `bots` held their seats from the
+    /// creation, and every other seat was joined in seat order as `join_all` does.
+    fn replay(record: &v1::GameRecord, bots: &[(u32, String)]) -> Truth {
         let (setup, actions) = record_from_wire(record).expect("a valid record");
         let (mut game, opening) = Game::start(&setup).expect("a valid setup");
         let rules = *game.rules();
-        let mut log = joined_log(rules.players, opening);
+        let mut log = joined_log_with_bots(rules.players, bots, opening);
+        let names = record.display_names.clone();
         let mut states = HashMap::new();
         states.insert(log.len() as u64, game.clone());
         for (seat, action) in &actions {
@@ -137,6 +142,7 @@ impl Truth {
         Truth {
             rules,
             game_id: record.game_id.clone(),
+            names,
             log,
             states,
             last,
@@ -163,7 +169,6 @@ impl Truth {
     fn wire_view(&self, seq: u64, viewer: Viewer) -> v1::GameView {
         let game = self.state(seq);
         let players = self.rules.players as usize;
-        let names: Vec<String> = (0..players).map(|s| format!("player {s}")).collect();
         let occupied = vec![true; players];
         let meta = ViewMeta {
             game_id: &self.game_id,
@@ -173,7 +178,7 @@ impl Truth {
             } else {
                 v1::GameStatus::Playing
             },
-            names: &names,
+            names: &self.names,
             occupied: &occupied,
             result: result_to_wire(game.winner(), game.scores()),
         };
@@ -483,7 +488,7 @@ fn check_inbox(inbox: &Inbox, tally: &mut Tally) {
             _ => None,
         })
         .expect("the game was exported");
-    let truth = Truth::replay(&record);
+    let truth = Truth::replay(&record, &inbox.bots);
     tally.games += 1;
     tally.actions += record.actions.len();
     for (viewer, item) in &inbox.items {
@@ -787,7 +792,7 @@ async fn probe(
     client: &mut Client,
     inbox: &mut Inbox,
     game_id: &str,
-    tokens: &[String],
+    tokens: &[Option<String>],
     actor: usize,
     chosen: &v1::Action,
     seq: u64,
@@ -795,7 +800,9 @@ async fn probe(
 ) {
     let include = rng.below(2) == 0;
     get_view(client, inbox, game_id, Viewer::Spectator, None, include).await;
+    // The seats clients hold: a bot's seat has no token.
     for (s, token) in tokens.iter().enumerate() {
+        let Some(token) = token else { continue };
         let viewer = Viewer::Seat(Seat(s as u8));
         let view = get_view(client, inbox, game_id, viewer, Some(token), include).await;
         let view = view.view.expect("a view");
@@ -816,7 +823,7 @@ async fn probe(
         };
         submit_wrong(client, inbox, viewer, Some(token), request, seq).await;
     }
-    let token = &tokens[actor];
+    let token = tokens[actor].as_ref().expect("a client's seat acts");
     let viewer = Viewer::Seat(Seat(actor as u8));
     // A stale seq, a malformed card, no token, a token of no seat, an export too early.
     let stale = v1::SubmitActionRequest {
@@ -890,6 +897,18 @@ async fn probe(
 
 /// Plays one game of `table` with random moves, probing on some steps; returns the inbox.
 async fn play_one(client: &mut Client, server: &TestServer, table: &Table, seed: u64) -> Inbox {
+    play_one_with_bots(client, server, table, seed, &[]).await
+}
+
+/// Plays one game of `table` whose seats `bots` the server's built-in bots play (seat, name),
+/// the others with random moves, probing on some steps; returns the inbox.
+async fn play_one_with_bots(
+    client: &mut Client,
+    server: &TestServer,
+    table: &Table,
+    seed: u64,
+    bots: &[(u32, &str)],
+) -> Inbox {
     let mut rng = Xoshiro256::seed_from_u64(seed);
     let game = create_with(
         client,
@@ -901,16 +920,57 @@ async fn play_one(client: &mut Client, server: &TestServer, table: &Table, seed:
             )),
             // The server picks the seed: the players know only what it tells them.
             seed: None,
+            bots: bots
+                .iter()
+                .map(|&(seat, bot)| v1::SeatBot {
+                    seat,
+                    bot: bot.into(),
+                })
+                .collect(),
             ..Default::default()
         },
     )
     .await;
     let id = game.game_id.clone();
-    let tokens = join_all(client, &game).await;
-    let mut inbox = Inbox::default();
-    // Every seat and two spectators watch, half of them with the action lists.
+    let bot_of = |seat: usize| bots.iter().find(|(s, _)| *s as usize == seat);
+    // The clients' seats, by seat: none for a bot's.
+    let mut tokens: Vec<Option<String>> = Vec::new();
+    for seat in 0..game.seats.len() {
+        if bot_of(seat).is_some() {
+            tokens.push(None);
+            continue;
+        }
+        let joined = client
+            .join_game(v1::JoinGameRequest {
+                game_id: id.clone(),
+                seat: Some(seat as u32),
+                display_name: format!("player {seat}"),
+            })
+            .await
+            .expect("a client's seat is free")
+            .into_inner();
+        tokens.push(Some(joined.token));
+    }
+    let mut inbox = Inbox {
+        bots: bots.iter().map(|&(s, b)| (s, b.to_string())).collect(),
+        ..Inbox::default()
+    };
+    // The last seq a spectator stream has seen, to wait for a bot's move on.
+    let (seen_tx, mut seen) = tokio::sync::watch::channel(0u64);
+    let mut pacer = open_watch(client, &id, None, 0, false)
+        .await
+        .expect("a spectator stream");
+    let pacer = tokio::spawn(async move {
+        while let Some(Ok(m)) = pacer.next().await {
+            if let Some(Msg::Event(e)) = m.kind {
+                let _ = seen_tx.send(e.seq);
+            }
+        }
+    });
+    // Every client's seat and two spectators watch, half of them with the action lists.
     let mut watchers = Vec::new();
     for (s, token) in tokens.iter().enumerate() {
+        let Some(token) = token else { continue };
         let viewer = Viewer::Seat(Seat(s as u8));
         let task = spawn_watcher(
             server.client().await,
@@ -932,8 +992,16 @@ async fn play_one(client: &mut Client, server: &TestServer, table: &Table, seed:
             break;
         }
         let actor = public.to_act.expect("a seat to act") as usize;
+        let Some(token) = tokens[actor].clone() else {
+            // A bot's turn: the server plays it; wait for its move's first event.
+            tokio::time::timeout(Duration::from_secs(60), seen.wait_for(|&s| s > public.seq))
+                .await
+                .expect("a bot moves within 60 s")
+                .expect("the spectator stream runs");
+            continue;
+        };
         let viewer = Viewer::Seat(Seat(actor as u8));
-        let mine = get_view(client, &mut inbox, &id, viewer, Some(&tokens[actor]), true).await;
+        let mine = get_view(client, &mut inbox, &id, viewer, Some(&token), true).await;
         let seq = mine.view.as_ref().expect("a view").seq;
         let legal = mine.legal.expect("the seat to act has choices");
         let chosen = legal.actions[rng.below(legal.actions.len() as u64) as usize].clone();
@@ -952,7 +1020,7 @@ async fn play_one(client: &mut Client, server: &TestServer, table: &Table, seed:
                     request_id: format!("move-{step}"),
                     action: Some(chosen),
                 },
-                &tokens[actor],
+                &token,
             ))
             .await
             .expect("a listed action is accepted")
@@ -970,9 +1038,11 @@ async fn play_one(client: &mut Client, server: &TestServer, table: &Table, seed:
         .expect("a view")
         .seq;
     for (s, token) in tokens.iter().enumerate() {
+        let Some(token) = token else { continue };
         let viewer = Viewer::Seat(Seat(s as u8));
         get_view(client, &mut inbox, &id, viewer, Some(token), true).await;
     }
+    pacer.abort();
     let scores = client
         .get_scores(v1::GetScoresRequest {
             game_id: id.clone(),
@@ -1053,6 +1123,7 @@ fn assert_planted_leaks_are_caught(inbox: &Inbox) {
                     (Viewer::Spectator, Received::Export(export.clone())),
                     (viewer, clone_received(&item)),
                 ],
+                bots: inbox.bots.clone(),
             };
             let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 check_inbox(&planted, &mut Tally::default())
@@ -1116,6 +1187,44 @@ async fn play_and_check(tables: &[Table]) -> Tally {
     );
     server.stop().await;
     tally
+}
+
+// Games where the server's built-in bots hold some seats: the clients' seats and the
+// spectators see of a bot's seat what they see of any other seat (its hand never), the bots'
+// seats join at the creation under their names, and the server plays them through the same
+// events and logs as a client's moves.
+#[tokio::test]
+async fn games_with_the_servers_bots_leak_nothing() {
+    let config = test_config().requests_per_second(1e9).build().unwrap();
+    let server = TestServer::with_config(config).await;
+    let mut client = server.client().await;
+    let seed: u64 = rand::random();
+    eprintln!("seed {seed}");
+    let mut rng = Xoshiro256::seed_from_u64(seed);
+    let mut tally = Tally::default();
+    for (players, bots) in [
+        (4, vec![(1, "greedy"), (2, "search:20")]),
+        (2, vec![(0, "random")]),
+        (3, vec![(0, "safe"), (2, "greedy")]),
+    ] {
+        let table = Table {
+            preset: v1::Preset::Official,
+            players,
+        };
+        let inbox = play_one_with_bots(&mut client, &server, &table, rng.next_u64(), &bots).await;
+        check_inbox(&inbox, &mut tally);
+        let bot_seats = inbox.items.iter().filter(|(viewer, _)| {
+            matches!(viewer, Viewer::Seat(s) if bots.iter().any(|(b, _)| *b == u32::from(s.0)))
+        });
+        assert_eq!(bot_seats.count(), 0, "nothing was received as a bot's seat");
+    }
+    eprintln!("{tally:?}");
+    assert_eq!(tally.games, 3);
+    assert!(
+        tally.probes_of_hidden_cards > 0,
+        "the probes named hidden cards"
+    );
+    server.stop().await;
 }
 
 fn official(players: std::ops::RangeInclusive<u32>) -> Vec<Table> {

@@ -72,6 +72,9 @@ impl Actor {
         let body = self.entry_log.len() - entry.encoded_len();
         self.apply_entry(&entry)?;
         self.entries += 1;
+        // The server's bots hold their seats from the creation on (and start a game they
+        // fill): the answer to CreateGame shows them.
+        self.refresh_summary();
         self.restart_clock();
         Ok(self.entry_log[body..].to_vec())
     }
