@@ -121,6 +121,11 @@ pub struct PlayArgs {
     /// --game, the bot that takes every seat of the game still free.
     #[arg(long, value_parser = bot_name)]
     pub bot: Option<String>,
+    /// The server plays the other seats of the new game itself, with its built-in bot (--bot),
+    /// instead of this command: they play on if this command stops, and wait for you on your
+    /// turns (come back to your seat with its token).
+    #[arg(long, conflicts_with = "game")]
+    pub house_bots: bool,
     /// Stop after this many deals (0: play the match to its end).
     #[arg(long, default_value_t = 0)]
     pub deals: u32,
@@ -235,6 +240,12 @@ pub struct CreateArgs {
     /// free too. The bots play from this command, which then runs to the end of the match.
     #[arg(long, value_name = "SEATS", value_parser = seat_bot_list, allow_hyphen_values = true)]
     pub bots: Option<String>,
+    /// A seat the server plays itself with one of its built-in bots, as SEAT=BOT (e.g.
+    /// 1=greedy or 2=search:50ms); repeat it for more seats. The seat is taken at once and the
+    /// server plays it to the end of the match, with or without this command (which returns at
+    /// once unless --bots seats bots of its own). The server may cap a search bot's budget.
+    #[arg(long, value_name = "SEAT=BOT", value_parser = house_bot)]
+    pub house_bot: Vec<(u32, String)>,
     /// Print the new game's summary as one JSON object (the fields of `canasta games
     /// --json`) instead of its id.
     #[arg(long)]
@@ -386,6 +397,10 @@ pub struct DemoArgs {
     /// The bot in every seat.
     #[arg(long, default_value = "greedy", value_parser = bot_name)]
     pub bot: String,
+    /// The server plays every seat itself with its built-in bot (--bot), and this command
+    /// only watches, instead of playing the seats over the protocol as a client's bots.
+    #[arg(long)]
+    pub house_bots: bool,
     /// Pause between events, in milliseconds.
     #[arg(long, default_value_t = 150)]
     pub delay_ms: u64,
@@ -540,6 +555,21 @@ fn seat_bot_list(text: &str) -> Result<String, String> {
     Ok(text.to_string())
 }
 
+/// A seat of `--house-bot`: SEAT=BOT, the bot a built-in one's name.
+fn house_bot(text: &str) -> Result<(u32, String), String> {
+    let Some((seat, name)) = text.split_once('=') else {
+        return Err(format!(
+            "{text:?} is not SEAT=BOT: give a seat and a bot, e.g. 1=greedy or 2=search:50ms"
+        ));
+    };
+    let seat = seat
+        .trim()
+        .parse::<u32>()
+        .map_err(|_| format!("{seat:?} is not a seat number (0 to players-1) in {text:?}"))?;
+    let name = bot_name(name)?;
+    Ok((seat, name))
+}
+
 /// The bots `--bots` of `canasta create` seats: (seat, bot) for each seat not left free.
 pub fn seated_bots(list: &str) -> Vec<(u32, String)> {
     list.split(',')
@@ -645,6 +675,26 @@ pub fn check(cli: &Cli) -> Result<(), (&'static str, String)> {
                         ),
                     ));
                 }
+            }
+            let client_bots: Vec<u32> = a
+                .bots
+                .as_deref()
+                .map(|l| seated_bots(l).into_iter().map(|(s, _)| s).collect())
+                .unwrap_or_default();
+            for (i, (seat, _)) in a.house_bot.iter().enumerate() {
+                let problem = if *seat >= table.players() as u32 {
+                    format!(
+                        "--house-bot {seat}=...: the game's seats are 0 to {}",
+                        table.players() - 1
+                    )
+                } else if a.house_bot[..i].iter().any(|(s, _)| s == seat) {
+                    format!("--house-bot names seat {seat} twice: one bot per seat")
+                } else if client_bots.contains(seat) {
+                    format!("seat {seat} is in both --bots and --house-bot: give it to one of them")
+                } else {
+                    continue;
+                };
+                return Err(("create", problem));
             }
         }
         Command::Demo(a) => {

@@ -507,7 +507,7 @@ async fn run_slot(plan: Arc<Plan>, slot: u64) -> anyhow::Result<Totals> {
         }
         let seed = plan.seed.wrapping_add(slot << 20).wrapping_add(round);
         round += 1;
-        let game = match play::create(&mut clients[0], &plan.spec, Some(seed)).await {
+        let game = match play::create(&mut clients[0], &plan.spec, Some(seed), &[]).await {
             Ok(g) => g,
             Err(e) => {
                 totals.error(format!("CREATE: {e}"));
@@ -784,7 +784,7 @@ async fn idle(n: usize, spec: &RuleSpec, json: bool) -> anyhow::Result<()> {
     // These games are counted in neither figure.
     for c in &mut clients {
         for _ in 0..4 {
-            play::create(c, spec, Some(0)).await?;
+            play::create(c, spec, Some(0), &[]).await?;
         }
     }
     let before =
@@ -796,7 +796,7 @@ async fn idle(n: usize, spec: &RuleSpec, json: bool) -> anyhow::Result<()> {
         let spec = spec.clone();
         tasks.push(tokio::spawn(async move {
             for k in 0..count {
-                play::create(&mut c, &spec, Some(k as u64)).await?;
+                play::create(&mut c, &spec, Some(k as u64), &[]).await?;
             }
             anyhow::Ok(c)
         }));

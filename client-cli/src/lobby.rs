@@ -85,6 +85,8 @@ pub fn summary_json(g: &v1::GameSummary) -> Value {
                 "side": s.side,
                 "occupied": s.occupied,
                 "name": s.occupied.then_some(&s.display_name),
+                // The server's built-in bot that plays the seat, if one does.
+                "bot": (!s.bot.is_empty()).then_some(&s.bot),
             })
         })
         .collect();
@@ -168,11 +170,14 @@ fn rules_text(g: &v1::GameSummary) -> String {
 
 /// Who holds the seats: the names in seat order, then the free seats.
 fn seats_column(g: &v1::GameSummary) -> String {
-    let names: Vec<&str> = g
+    let names: Vec<String> = g
         .seats
         .iter()
         .filter(|s| s.occupied)
-        .map(|s| s.display_name.as_str())
+        .map(|s| match s.bot.is_empty() {
+            true => s.display_name.clone(),
+            false => format!("{} (server bot)", s.display_name),
+        })
         .collect();
     let free: Vec<String> = g
         .seats
@@ -310,6 +315,14 @@ pub async fn create(args: CreateArgs) -> anyhow::Result<()> {
                 TimeoutPolicy::Forfeit => v1::TimeoutPolicy::Forfeit,
             } as i32,
         }),
+        bots: args
+            .house_bot
+            .iter()
+            .map(|(seat, bot)| v1::SeatBot {
+                seat: *seat,
+                bot: bot.clone(),
+            })
+            .collect(),
         ..Default::default()
     };
     // A refusal for a limit created nothing: asking again is safe.

@@ -31,11 +31,19 @@ pub async fn create(
     client: &mut Client,
     spec: &RuleSpec,
     seed: Option<u64>,
+    house_bots: &[(u32, String)],
 ) -> anyhow::Result<v1::GameSummary> {
     client
         .create_game(v1::CreateGameRequest {
             rules: Some(rules_to_wire(spec)),
             seed,
+            bots: house_bots
+                .iter()
+                .map(|(seat, bot)| v1::SeatBot {
+                    seat: *seat,
+                    bot: bot.clone(),
+                })
+                .collect(),
             ..Default::default()
         })
         .await
@@ -444,11 +452,22 @@ pub async fn play(args: PlayArgs) -> anyhow::Result<()> {
         .map_or(args.server.server.clone(), |l| l.addr().to_string());
     let token = seat_token(&args)?;
     let mut client = remote::connect(&addr).await?;
+    let bot_name = args.bot.clone().unwrap_or_else(|| "greedy".to_string());
     let (game_id, created) = match &args.game {
         Some(id) => (id.clone(), false),
         None => {
             let spec = spec(&args.rules)?;
-            let game = create(&mut client, &spec, args.seed).await?;
+            // The player takes the seat asked for (seat 0 unless set); with --house-bots the
+            // server's bots hold the others from the creation.
+            let mine = args.seat.unwrap_or(0);
+            let house: Vec<(u32, String)> = match args.house_bots {
+                true => (0..u32::from(spec.players))
+                    .filter(|&s| s != mine)
+                    .map(|s| (s, bot_name.clone()))
+                    .collect(),
+                false => Vec::new(),
+            };
+            let game = create(&mut client, &spec, args.seed, &house).await?;
             println!(
                 "created game {} ({} players, {})",
                 game.game_id, spec.players, spec.preset
@@ -488,7 +507,6 @@ pub async fn play(args: PlayArgs) -> anyhow::Result<()> {
             me
         }
     };
-    let bot_name = args.bot.clone().unwrap_or_else(|| "greedy".to_string());
     let mut last = 0u64;
     if resumed {
         // The table as it is now, and the events from here on (the game so far is not told
@@ -523,7 +541,10 @@ pub async fn play(args: PlayArgs) -> anyhow::Result<()> {
     }
     let mut bots = Bots::new();
     // A new game's other seats, or the seats still free of a game joined with --bot.
-    let bot_seats: Vec<u32> = if created {
+    let bot_seats: Vec<u32> = if created && args.house_bots {
+        println!("the server's {bot_name} bots play the other seats");
+        Vec::new()
+    } else if created {
         (0..me.rules.players as u32)
             .filter(|&s| s != me.seat)
             .collect()
@@ -859,23 +880,38 @@ pub async fn demo(args: DemoArgs) -> anyhow::Result<()> {
         }
     };
     let mut client = remote::connect(&addr).await?;
-    let game = create(&mut client, &spec, Some(args.seed)).await?;
+    let house: Vec<(u32, String)> = match args.house_bots {
+        true => (0..u32::from(spec.players))
+            .map(|s| (s, args.bot.clone()))
+            .collect(),
+        false => Vec::new(),
+    };
+    let game = create(&mut client, &spec, Some(args.seed), &house).await?;
+    let whose = if args.house_bots {
+        "the server's"
+    } else {
+        "this command's"
+    };
     println!(
-        "{} {} bots play game {} ({}, {} players) {where_}",
+        "{} {} bots ({whose}) play game {} ({}, {} players) {where_}",
         spec.players, args.bot, game.game_id, spec.preset, spec.players
     );
+    let watch = |after_seq: u64| v1::WatchGameRequest {
+        game_id: game.game_id.clone(),
+        after_seq,
+        include_actions: false,
+        include_view: false,
+    };
     let mut stream = client
-        .watch_game(v1::WatchGameRequest {
-            game_id: game.game_id.clone(),
-            after_seq: 0,
-            include_actions: false,
-            include_view: false,
-        })
+        .watch_game(watch(0))
         .await
         .map_err(RemoteError::from)?
         .into_inner();
+    // The seq of the last event shown: the server's bots play faster than this shows, and a
+    // stream that falls too far behind is resumed from here.
+    let mut last = 0;
     let mut bots = Bots::new();
-    for s in 0..spec.players as u32 {
+    for s in (0..spec.players as u32).filter(|_| !args.house_bots) {
         bots.spawn(
             addr.clone(),
             game.game_id.clone(),
@@ -899,9 +935,19 @@ pub async fn demo(args: DemoArgs) -> anyhow::Result<()> {
             Some(Err(s)) => return Err(anyhow!("the game's stream failed: {}", status_text(&s))),
             None => return Err(anyhow!("the server ended the game's stream early")),
         };
-        let Some(v1::watch_game_response::Kind::Event(e)) = message.kind else {
-            continue;
+        let e = match message.kind {
+            Some(v1::watch_game_response::Kind::Event(e)) => e,
+            Some(v1::watch_game_response::Kind::Lagged(_)) => {
+                stream = client
+                    .watch_game(watch(last))
+                    .await
+                    .map_err(RemoteError::from)?
+                    .into_inner();
+                continue;
+            }
+            _ => continue,
         };
+        last = e.seq;
         if let Some(v1::game_event::Kind::SeatJoined(j)) = &e.kind
             && let Some(n) = names.get_mut(j.seat as usize)
         {
@@ -1003,7 +1049,7 @@ mod tests {
         let spec = RuleSpec::new(canasta_engine::Preset::Official, 4);
         let mut took = 0;
         for turns in 0..60 {
-            let game = create(&mut client, &spec, Some(turns)).await.unwrap();
+            let game = create(&mut client, &spec, Some(turns), &[]).await.unwrap();
             let mut bots = Bots::new();
             for seat in 1..4 {
                 bots.spawn(addr.clone(), game.game_id.clone(), seat, "greedy".into(), 1)

@@ -233,6 +233,25 @@ fn bad_usage_exits_2_and_says_what_is_allowed() {
             &["create", "--players", "2", "--bots", "-,greedy,greedy"],
             "one entry per seat",
         ),
+        (&["create", "--house-bot", "greedy"], "SEAT=BOT"),
+        (&["create", "--house-bot", "x=greedy"], "not a seat number"),
+        (
+            &["create", "--house-bot", "1=clever"],
+            "greedy, random, safe",
+        ),
+        (
+            &["create", "--players", "2", "--house-bot", "2=greedy"],
+            "seats are 0 to 1",
+        ),
+        (
+            &["create", "--house-bot", "1=greedy", "--house-bot", "1=safe"],
+            "seat 1 twice",
+        ),
+        (
+            &["create", "--bots", "-,greedy", "--house-bot", "1=safe"],
+            "both --bots and --house-bot",
+        ),
+        (&["play", "--game", "g", "--house-bots"], "--game"),
         (&["play", "--token", "t"], "--game"),
         (
             &["play", "--game", "g", "--token", "t", "--seat", "1"],
@@ -2280,6 +2299,75 @@ fn games_lists_filters_and_pages_through_the_servers_games() {
     assert_eq!(ids(&all)[500..], [&waiting, &playing, &finished]);
     assert_eq!(games_json(&addr, &["--limit", "501"]).len(), 501);
     assert_eq!(games_json(&addr, &["--status", "waiting"]).len(), 501);
+}
+
+// `canasta create --house-bot` seats the server's own bots: they hold their seats at once
+// (the summary names them, as `games --json` does), the command returns, and the server plays
+// them: with a bot in every seat, the match plays to its end by itself.
+#[test]
+fn create_seats_the_servers_bots() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let o = canasta(&[
+        "create",
+        "--server",
+        &addr,
+        "--house-bot",
+        "1=greedy",
+        "--house-bot",
+        "3=search:10",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("JSON");
+    let bots: Vec<&serde_json::Value> = j["seats"]
+        .as_array()
+        .expect("seats")
+        .iter()
+        .map(|s| &s["bot"])
+        .collect();
+    assert_eq!(
+        bots,
+        [
+            &serde_json::Value::Null,
+            &serde_json::json!("greedy"),
+            &serde_json::Value::Null,
+            &serde_json::json!("search:10")
+        ]
+    );
+    assert_eq!(j["seats_taken"], 2);
+    assert_eq!(j["status"], "waiting");
+    let o = canasta(&[
+        "create",
+        "--server",
+        &addr,
+        "--players",
+        "2",
+        "--seed",
+        "5",
+        "--house-bot",
+        "0=greedy",
+        "--house-bot",
+        "1=random",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let game = stdout(&o).trim().to_string();
+    // Watched to the end: the server plays the whole match.
+    let o = canasta(&["watch", "--server", &addr, &game, "--from-start", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"result\""), "{}", stdout(&o));
+    assert_eq!(
+        summary(&rt, &addr, &game).status,
+        v1::GameStatus::Finished as i32
+    );
+    // The server refuses a budget above its caps, and the command says why.
+    let o = canasta(&["create", "--server", &addr, "--house-bot", "1=search:5s"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("BOT_BUDGET_TOO_HIGH") || stderr(&o).contains("--max-bot-think-ms"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 // `canasta create` makes the game its flags describe: the rules and options (as `match` reads
