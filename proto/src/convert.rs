@@ -555,6 +555,8 @@ fn seat_to_wire(s: &SeatView, meta: &ViewMeta<'_>) -> v1::SeatView {
         red_threes: cards_to_wire(&s.red_threes),
         had_turn: s.had_turn,
         melded_before: s.melded_before,
+        // Which seats the server's bots play is the server's to say, not the engine's view's.
+        bot: String::new(),
     }
 }
 

@@ -175,15 +175,15 @@ impl Default for Config {
             cors_origins: Vec::new(),
             max_bot_think: Duration::from_millis(200),
             max_bot_iterations: 4000,
-            bot_threads: cores(),
+            bot_threads: half_the_cores(),
         }
     }
 }
 
-/// The cores the process may use (1 if the system does not say): the built-in bots' moves
-/// thinking at once by default.
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+/// Half the cores the process may use, at least 1: the built-in bots' moves thinking at once
+/// by default, so that bots busy in every game still leave cores to serve the requests.
+fn half_the_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().div_ceil(2))
 }
 
 /// The longest a built-in bot may be allowed to think about a move
@@ -585,7 +585,8 @@ impl ConfigBuilder {
 
     /// The most built-in bots' moves thinking at once, over all games: each takes a core
     /// while it thinks, and the others wait their turn (within their time, under a time
-    /// control). 1 to [`MOST_BOT_THREADS`]. Default: the cores the process may use.
+    /// control). 1 to [`MOST_BOT_THREADS`]. Default: half the cores the process may use (at
+    /// least 1), leaving the others to serve requests.
     pub fn bot_threads(mut self, n: usize) -> Self {
         self.config.bot_threads = n;
         self

@@ -167,7 +167,8 @@ pub struct Flags {
     pub max_bot_iterations: u32,
 
     /// Most built-in bots' moves thinking at once, over all games (each takes a core while it
-    /// thinks); by default the cores the process may use.
+    /// thinks); by default half the cores the process may use (at least 1), leaving the others
+    /// to serve requests.
     #[arg(long, env = "CANASTA_BOT_THREADS", default_value_t = defaults().bot_threads())]
     pub bot_threads: usize,
 

@@ -114,6 +114,8 @@ struct Truth {
     game_id: String,
     /// The seats' display names, by seat.
     names: Vec<String>,
+    /// The seats the server's bots played, and their names.
+    bots: Vec<(u32, String)>,
     log: Vec<LogItem>,
     states: HashMap<u64, Game>,
     last: u64,
@@ -143,6 +145,7 @@ impl Truth {
             rules,
             game_id: record.game_id.clone(),
             names,
+            bots: bots.to_vec(),
             log,
             states,
             last,
@@ -182,7 +185,12 @@ impl Truth {
             occupied: &occupied,
             result: result_to_wire(game.winner(), game.scores()),
         };
-        view_to_wire(&game.view(viewer), &meta)
+        let mut view = view_to_wire(&game.view(viewer), &meta);
+        // The server's bots are named in their seats' views, as in the summary.
+        for (seat, bot) in &self.bots {
+            view.seats[*seat as usize].bot = bot.clone();
+        }
+        view
     }
 
     /// The cards `viewer` may know at `seq`: its own hand and every public card (the pile, the

@@ -450,6 +450,19 @@ mod tests {
                     .expect("a view");
                 let seq = view.view.as_ref().expect("a view").seq;
                 assert_eq!(p.prompt.seq, seq);
+                let bots: Vec<&str> = view
+                    .view
+                    .as_ref()
+                    .expect("a view")
+                    .seats
+                    .iter()
+                    .map(|s| s.bot.as_str())
+                    .collect();
+                assert_eq!(
+                    bots,
+                    ["", "greedy", "random", "safe"],
+                    "a view names the bots"
+                );
                 // The last listed action: a discard rather than a draw, a meld where one is
                 // listed; any legal action will do.
                 let action = view

@@ -61,6 +61,9 @@ impl Actor {
             result: self.result(),
         };
         let mut view = convert::view_to_wire(&self.game.view(viewer), &meta);
+        for (seat, slot) in view.seats.iter_mut().zip(&self.seats) {
+            seat.bot = slot.bot.clone().unwrap_or_default();
+        }
         if status != self.wire_status() {
             view.status = self.wire_status() as i32;
             view.result = self.shown_result();
