@@ -398,6 +398,14 @@ mod tests {
             let replayed = Game::replay(&setup, &actions).expect("the record replays");
             assert_eq!(replayed.phase(), Phase::Over);
             assert_eq!(metrics.bot_moves(), actions.len() as u64);
+            let text = metrics.render();
+            for line in [
+                format!("canasta_bot_moves_total {}", actions.len()),
+                format!("canasta_bot_think_seconds_count {}", actions.len()),
+                format!("canasta_actions_total {}", actions.len()),
+            ] {
+                assert!(text.contains(&format!("{line}\n")), "{line} in {text}");
+            }
             // The engine's own greedy bots, in-process, from the same setup.
             let (mut game, _) = Game::start(&setup).expect("the setup");
             let mut bots: Vec<Box<dyn engine_bot::Bot>> = (0..4)
