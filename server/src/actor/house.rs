@@ -179,7 +179,7 @@ impl Actor {
             took,
         } = moved;
         let brain = match brain {
-            Some(b) => b,
+            Some(b) => Some(b),
             None => {
                 tracing::error!(
                     game = %self.id,
@@ -189,17 +189,15 @@ impl Actor {
                 );
                 let name = self.seats[seat.index()].bot.clone().unwrap_or_default();
                 let seed = seat_seed(self.request.seed.unwrap_or(0), u32::from(seat.0));
-                match Brain::restore(&name, seed, &self.config) {
-                    Ok(b) => b,
-                    Err(_) => return,
-                }
+                // Its name was read when the game was made: it reads again.
+                Brain::restore(&name, seed, &self.config).ok()
             }
         };
         let Some(house) = self.house.as_deref_mut() else {
             return;
         };
         house.thinking = false;
-        house.brains[seat.index()] = Some(brain);
+        house.brains[seat.index()] = brain;
         if seq != self.seq() || self.seat_to_act() != Some(seat) {
             // The game moved on while the bot thought (a time-out, an end): think again.
             self.wake_bot();
