@@ -48,6 +48,8 @@ pub struct BotMove {
     action: Option<Action>,
     /// How long it thought.
     took: Duration,
+    /// How long it was allowed to think: the server's cap, and its time left less a margin.
+    limit: Duration,
 }
 
 impl House {
@@ -153,6 +155,7 @@ impl Actor {
                     brain: Some(brain),
                     action,
                     took,
+                    limit,
                 },
                 Err(_) => BotMove {
                     seat,
@@ -160,6 +163,7 @@ impl Actor {
                     brain: None,
                     action: None,
                     took: Duration::ZERO,
+                    limit,
                 },
             };
             if let Some(tx) = tx.upgrade() {
@@ -177,6 +181,7 @@ impl Actor {
             brain,
             action,
             took,
+            limit: _,
         } = moved;
         let brain = match brain {
             Some(b) => Some(b),
@@ -502,6 +507,48 @@ mod tests {
         let summary = handle.summary();
         let bots: Vec<&str> = summary.seats.iter().map(|s| s.bot.as_str()).collect();
         assert_eq!(bots, ["", "greedy", "random", "safe"]);
+    }
+
+    // A bot thinks at most the server's cap (--max-bot-think-ms) and, under a time control,
+    // its seat's time left less a margin, counted once the pool lets it think: the wait for
+    // its turn among the server's thinking bots is the seat's time too.
+    #[tokio::test(start_paused = true)]
+    async fn a_bot_thinks_within_the_cap_and_its_time_left() {
+        let config = Config::for_tests()
+            .to_builder()
+            .bot_threads(1)
+            .max_bot_think(Duration::from_millis(200))
+            .build()
+            .expect("a valid configuration");
+        let pool = BotPool::new(&config);
+        let seats: Vec<(u32, &str)> = (0..4).map(|s| (s, "search:10")).collect();
+        for (waited, limit) in [(0, 200), (700, 200), (900, 80), (990, 0)] {
+            let (mut actor, _) = bot_game(6, &seats, 1000);
+            actor.share_bots(pool.clone());
+            // The bot's choice comes back to the test instead of the game's loop.
+            let (tx, mut rx) = mpsc::channel(1);
+            actor.house.as_mut().expect("bots").listen(tx.downgrade());
+            // The pool's one place is taken: the bot waits its turn.
+            let held = pool.permit().await;
+            actor.wake_bot();
+            tokio::time::advance(Duration::from_millis(waited)).await;
+            drop(held);
+            let Some(Command::BotMoved(moved)) = rx.recv().await else {
+                panic!("the bot's choice comes back");
+            };
+            assert_eq!(
+                moved.limit,
+                Duration::from_millis(limit),
+                "after {waited} ms"
+            );
+            assert!(moved.action.is_some(), "a choice however short the time");
+            assert_eq!(moved.seq, actor.seq());
+            actor.bot_moved(*moved).await;
+            assert!(
+                actor.seq() > 0 && actor.record.len() == 1,
+                "the choice is played"
+            );
+        }
     }
 
     // The seat to act is a bot's when the game is restored from its entries (a restart): the
