@@ -181,7 +181,7 @@ impl Actor {
             brain,
             action,
             took,
-            limit: _,
+            limit,
         } = moved;
         let brain = match brain {
             Some(b) => Some(b),
@@ -209,6 +209,13 @@ impl Actor {
             return;
         }
         self.metrics.bot_moved(took);
+        tracing::debug!(
+            game = %self.id,
+            seat = seat.0,
+            took_ms = took.as_secs_f64() * 1000.0,
+            limit_ms = limit.as_millis() as u64,
+            "a built-in bot chose its move"
+        );
         let chosen = action.map(|a| canasta_proto::convert::action_to_wire(&a));
         let started = Instant::now();
         let result = match chosen {
