@@ -18,7 +18,7 @@
 //!   `seats.rs`, `actions.rs`, `retry.rs` (answers to retried actions), `clock.rs` (time
 //!   controls and time-outs), `unplayed.rs` (games nobody plays, the creator's cancel),
 //!   `views.rs`, `prompts.rs`, `watchers.rs`, `summary.rs` (the result and the summary),
-//!   `export.rs`.
+//!   `export.rs`, `house.rs` (the seats the server's bots play).
 //! - [`store`]: SQLite storage with group commit (or memory).
 //! - [`metrics`]: the Prometheus registry (prometheus-client) and its bounded HTTP port.
 //! - [`web`]: gRPC-Web (HTTP/1.1 or HTTP/2) on the same port, translated to gRPC before
