@@ -1,6 +1,7 @@
 //! Talking to a server over the public protocol: connecting, creating and joining games, and
 //! playing a seat with a bot that resumes by seq whenever its stream drops.
 
+use std::collections::VecDeque;
 use std::ops::ControlFlow;
 use std::time::Duration;
 
@@ -165,7 +166,16 @@ pub struct SeatClient {
     prefix: u64,
     /// The seat's actions the server applied.
     applied: u64,
+    /// Actions sent on a Play call whose answer had not come when the next prompt did (a Play
+    /// call's answers and events come from two sides of the server, in either order): their
+    /// answers, when they come, still count in `applied`. Oldest first, at most
+    /// [`UNANSWERED_KEPT`].
+    unanswered: VecDeque<String>,
 }
+
+/// The most actions kept waiting for their answer after a later prompt came. The server answers
+/// every action it receives, so the list stays short; the cap only bounds a server that does not.
+const UNANSWERED_KEPT: usize = 16;
 
 impl SeatClient {
     /// Joins a seat of a game (the lowest free one if `seat` is `None`).
@@ -210,6 +220,7 @@ impl SeatClient {
             requests: 0,
             prefix: rand::random(),
             applied: 0,
+            unanswered: VecDeque::new(),
         })
     }
 
@@ -245,6 +256,31 @@ impl SeatClient {
     /// time-out).
     pub fn applied(&self) -> u64 {
         self.applied
+    }
+
+    /// Keeps waiting for the answer to an action sent earlier on a Play call.
+    fn await_answer(&mut self, request_id: String) {
+        if self.unanswered.len() == UNANSWERED_KEPT {
+            self.unanswered.pop_front();
+        }
+        self.unanswered.push_back(request_id);
+    }
+
+    /// Whether `result` answers an action sent before the one in flight; if so, it is counted
+    /// when applied and no longer waited for.
+    fn answer_of_unanswered(&mut self, result: &v1::PlayResult) -> bool {
+        let Some(i) = self
+            .unanswered
+            .iter()
+            .position(|id| *id == result.request_id)
+        else {
+            return false;
+        };
+        self.unanswered.remove(i);
+        if result.error.is_none() {
+            self.applied += 1;
+        }
+        true
     }
 
     /// A fresh request id.
@@ -728,6 +764,9 @@ struct Pending {
     action: Action,
     /// Refusals for a limit in a row.
     limited: u32,
+    /// Sent on the Play call open now (an action kept from a call that ended is answered on
+    /// no other).
+    on_this_call: bool,
 }
 
 /// Plays over one Play call, sending each action on it, until the match or the call ends.
@@ -745,6 +784,11 @@ async fn play_call<F: FnMut(&v1::GameEvent) -> ControlFlow<()>>(
         Err(s) => return Ok(Session::Refused(s)),
     };
     link.opened();
+    // The answers still awaited were lost with the call before.
+    seat.unanswered.clear();
+    if let Some(p) = pending {
+        p.on_this_call = false;
+    }
     loop {
         let message = match link.next(&mut call.responses).await {
             Ok(m) => m,
@@ -757,11 +801,12 @@ async fn play_call<F: FnMut(&v1::GameEvent) -> ControlFlow<()>>(
                 Update::Act(p) => prompted(client, &call, seat, bot, &p, pending).await?,
                 Update::Ended(result) => return Ok(Session::Ended(result)),
                 Update::Stopped => {
-                    settle(&mut call, link, pending, &mut seat.applied).await;
+                    settle(&mut call, link, pending, seat).await;
                     return Ok(Session::Stopped);
                 }
                 Update::Lagged => Next::Resume(LAGGED.into()),
             },
+            Some(Kind::Result(r)) if seat.answer_of_unanswered(&r) => Next::Read,
             Some(Kind::Result(r)) => match answered(pending, &mut seat.applied, r)? {
                 Answer::Then(next) => next,
                 Answer::Retry(wait, request) => {
@@ -777,24 +822,30 @@ async fn play_call<F: FnMut(&v1::GameEvent) -> ControlFlow<()>>(
     }
 }
 
-/// Reads a Play call on until the action in flight is answered: its events may come before its
-/// answer, and a seat that stops on them counts it if it was applied. Gives up if the call
-/// ends first (the server answers every action it receives).
+/// Reads a Play call on until the actions in flight are answered: their events may come before
+/// their answers, and a seat that stops on them counts those applied. Gives up if the call ends
+/// first (the server answers every action it receives).
 async fn settle(
     call: &mut PlayCall,
     link: &mut Link,
     pending: &mut Option<Pending>,
-    applied: &mut u64,
+    seat: &mut SeatClient,
 ) {
-    while let Some(p) = pending {
+    while pending.is_some() || !seat.unanswered.is_empty() {
         let Ok(message) = link.next(&mut call.responses).await else {
             return;
         };
-        if let Some(v1::play_response::Kind::Result(r)) = message.kind
+        let Some(v1::play_response::Kind::Result(r)) = message.kind else {
+            continue;
+        };
+        if seat.answer_of_unanswered(&r) {
+            continue;
+        }
+        if let Some(p) = pending
             && r.request_id == p.request.request_id
         {
             if r.error.is_none() {
-                *applied += 1;
+                seat.applied += 1;
             }
             *pending = None;
         }
@@ -820,10 +871,16 @@ async fn prompted(
         None => match decide(client, seat, bot, prompt).await? {
             Decision::Act(seq, action) => {
                 let request = seat.submit_request(seq, &action);
+                // The action before, if still unanswered, was applied or overtaken (a prompt
+                // for a later seq came): its answer is still to be counted.
+                if let Some(earlier) = pending.take().filter(|p| p.on_this_call) {
+                    seat.await_answer(earlier.request.request_id);
+                }
                 *pending = Some(Pending {
                     request: request.clone(),
                     action,
                     limited: 0,
+                    on_this_call: true,
                 });
                 request
             }
@@ -1161,6 +1218,7 @@ mod tests {
             },
             action: Action::DrawStock,
             limited: 0,
+            on_this_call: true,
         })
     }
 
@@ -1198,6 +1256,38 @@ mod tests {
         assert!(p.is_none());
         // Only the applied answer counts as the seat's action.
         assert_eq!(applied, 1);
+    }
+
+    // Regression: a Play call's answer and the events of the same action come from two sides of
+    // the server, in either order. When the next prompt came before the answer, the answer was
+    // dropped with the action it answered, so a match stopped at a deal limit counted fewer
+    // actions against a server than in this process.
+    #[test]
+    fn an_answer_that_comes_after_the_next_prompt_still_counts() {
+        let spec = canasta_engine::RuleSpec::new(canasta_engine::Preset::Official, 4);
+        let summary = v1::GameSummary {
+            rules: Some(canasta_proto::convert::rules_to_wire(&spec)),
+            ..Default::default()
+        };
+        let mut seat = SeatClient::with_token("addr", &summary, 0, "t".into()).unwrap();
+        seat.await_answer("a-1".into());
+        seat.await_answer("a-2".into());
+        // Another seat's answer, or one already counted, is not theirs.
+        assert!(!seat.answer_of_unanswered(&answer("a-3", None)));
+        assert!(seat.answer_of_unanswered(&answer("a-2", None)));
+        assert_eq!(seat.applied(), 1);
+        assert!(!seat.answer_of_unanswered(&answer("a-2", None)));
+        assert_eq!(seat.applied(), 1);
+        // A refused one is no longer awaited, and not counted.
+        let refusal = play_error(Code::FailedPrecondition, "STALE_SEQ", 0);
+        assert!(seat.answer_of_unanswered(&answer("a-1", Some(refusal))));
+        assert_eq!((seat.applied(), seat.unanswered.len()), (1, 0));
+        // The list is bounded.
+        for i in 0..UNANSWERED_KEPT + 5 {
+            seat.await_answer(format!("b-{i}"));
+        }
+        assert_eq!(seat.unanswered.len(), UNANSWERED_KEPT);
+        assert!(!seat.answer_of_unanswered(&answer("b-0", None)));
     }
 
     #[test]
