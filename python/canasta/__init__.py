@@ -7,6 +7,10 @@
 - :class:`Bot`: the built-in bots (``greedy``, ``random``, ``safe``).
 - The fixed encodings (integer action ids with a mask, a float32 observation vector) on
   :class:`Game`, and the environments in :mod:`canasta.env` (PettingZoo AEC, Gymnasium).
+- Network bots: :mod:`canasta.client` (blocking) and :mod:`canasta.aio` (asyncio) play a seat
+  of a server's game with a ``choose(view, legal) -> action`` function (a :class:`Bot` is
+  one); :class:`Reason` names the server's refusals; :mod:`canasta.v1` holds the protocol's
+  generated stubs (the ``client`` extra: ``pip install './python[client]'``).
 
 See docs/python.md in the repository.
 """
@@ -44,8 +48,11 @@ from .errors import (
     IllegalAction,
     NotationError,
     ReplayRefused,
+    ServiceError,
     SetupRefused,
+    WireError,
 )
+from .reasons import Reason
 
 __all__ = [
     "ACTION_COUNT",
@@ -69,12 +76,15 @@ __all__ = [
     "IllegalAction",
     "Meld",
     "NotationError",
+    "Reason",
     "ReplayRefused",
     "SeatView",
+    "ServiceError",
     "SetupRefused",
     "SideScore",
     "SideView",
     "View",
+    "WireError",
     "bot_names",
     "card_kinds",
     "observation_fields",

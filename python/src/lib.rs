@@ -7,6 +7,7 @@
 
 mod encoding;
 mod objects;
+mod wire;
 
 use std::collections::BTreeMap;
 
@@ -288,6 +289,27 @@ impl PyBot {
         Ok(Some(action))
     }
 
+    /// The bot as a `choose(view, legal) -> action` function, for the network client
+    /// (`canasta.client`) as for any loop: it chooses for `view`'s seat, which must be the seat
+    /// to act, from what that view shows. The legal actions are the engine's, read from the view
+    /// (`legal`, the list a `choose` function receives, is accepted and not needed).
+    #[pyo3(signature = (view, legal = None))]
+    fn __call__(
+        &mut self,
+        py: Python<'_>,
+        view: &View,
+        legal: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyAction> {
+        let _ = legal;
+        let Some(choices) = view.engine.legal() else {
+            return Err(not_to_act(py, view));
+        };
+        let bot = self.bot.get_mut().unwrap_or_else(|e| e.into_inner());
+        Ok(PyAction {
+            action: bot.choose(&view.engine, &choices),
+        })
+    }
+
     fn __repr__(&self) -> String {
         format!("Bot({:?})", self.name)
     }
@@ -337,6 +359,25 @@ impl Game {
         })
     }
 
+    /// The game of `setup` after `actions`, replayed as `canasta_engine::Game::replay` does,
+    /// action by action, into the game kept here (so that its record continues). A refusal is
+    /// `ReplayRefused` (with the index of the refused action).
+    fn replay_setup(py: Python<'_>, setup: Setup, actions: &[(Seat, Action)]) -> PyResult<Game> {
+        let mut game = Game::try_from_setup(setup).map_err(|e| {
+            let message = format!("the record's setup is refused: {e}");
+            error(py, "ReplayRefused", (e.code(), message))
+        })?;
+        for (index, (seat, action)) in actions.iter().enumerate() {
+            game.events.clear();
+            if let Err(e) = game.game.apply_into(*seat, action, &mut game.events) {
+                let message = format!("action {index} of the record is refused: {e}");
+                return Err(error(py, "ReplayRefused", (e.code(), message, index)));
+            }
+            game.actions.push((*seat, action.clone()));
+        }
+        Ok(game)
+    }
+
     fn apply_engine(&mut self, py: Python<'_>, seat: Seat, action: &Action) -> PyResult<()> {
         self.events.clear();
         self.game
@@ -376,6 +417,23 @@ impl Game {
                 .to_act()
                 .ok_or_else(|| rule_error(py, &RuleError::MatchOver)),
         }
+    }
+}
+
+/// A view in which nobody may choose: not a seat's, or its seat is not the one to act.
+fn not_to_act(py: Python<'_>, view: &View) -> PyErr {
+    match (view.seat, view.to_act) {
+        (Some(_), Some(to_act)) => rule_error(
+            py,
+            &RuleError::NotYourTurn {
+                to_act: Seat(to_act),
+            },
+        ),
+        (Some(_), None) => rule_error(py, &RuleError::MatchOver),
+        (None, _) => PyValueError::new_err(
+            "a spectator's or the referee's view has no legal actions: choose in the view of \
+             the seat to act (game.view(game.to_act))",
+        ),
     }
 }
 
@@ -548,21 +606,7 @@ impl Game {
             first_dealer: first_dealer.map(Seat),
             start_scores,
         };
-        // As `canasta_engine::Game::replay` does, action by action, into the game kept here
-        // (so that its record continues).
-        let mut game = Game::try_from_setup(setup).map_err(|e| {
-            let message = format!("the record's setup is refused: {e}");
-            error(py, "ReplayRefused", (e.code(), message))
-        })?;
-        for (index, (seat, action)) in actions.iter().enumerate() {
-            game.events.clear();
-            if let Err(e) = game.game.apply_into(*seat, action, &mut game.events) {
-                let message = format!("action {index} of the record is refused: {e}");
-                return Err(error(py, "ReplayRefused", (e.code(), message, index)));
-            }
-            game.actions.push((*seat, action.clone()));
-        }
-        Ok(game)
+        Game::replay_setup(py, setup, &actions)
     }
 
     /// The record of the game so far, in the format of `canasta export` (a dict; `json.dumps`
@@ -732,7 +776,7 @@ impl Game {
             (None, false) => Viewer::Spectator,
             (Some(s), false) => Viewer::Seat(self.table_seat(py, s)?),
         };
-        Ok(View::from(&self.game.view(viewer)))
+        Ok(View::from(self.game.view(viewer)))
     }
 
     /// The legal actions of the seat to act, in the engine's canonical form (every legal
@@ -1037,6 +1081,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyAction>()?;
     m.add_class::<PyBot>()?;
     objects::register(m)?;
+    wire::register(m)?;
     m.add_function(wrap_pyfunction!(card_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(bot_names, m)?)?;

@@ -337,55 +337,81 @@ impl From<&canasta_engine::DealScore> for DealScore {
 
 /// A game as one viewer may see it: a seat its own hand and every public fact, a spectator
 /// the public facts, the referee everything.
-#[pyclass(module = "canasta._engine", frozen, get_all, eq)]
+#[pyclass(module = "canasta._engine", frozen, eq)]
 #[derive(Clone, PartialEq)]
 pub struct View {
     /// The seat looking, None for a spectator or the referee.
+    #[pyo3(get)]
     pub seat: Option<u8>,
     /// `seat`, `spectator` or `referee`.
+    #[pyo3(get)]
     pub viewer: &'static str,
     /// The preset.
+    #[pyo3(get)]
     pub preset: &'static str,
     /// Seats at the table.
+    #[pyo3(get)]
     pub players: u8,
     /// The current deal, from 0.
+    #[pyo3(get)]
     pub deal: u32,
     /// `draw`, `play`, `answer` or `over`.
+    #[pyo3(get)]
     pub phase: &'static str,
     /// The seat that must act.
+    #[pyo3(get)]
     pub to_act: Option<u8>,
     /// The seat whose turn it is.
+    #[pyo3(get)]
     pub turn_seat: u8,
     /// The dealer.
+    #[pyo3(get)]
     pub dealer: u8,
     /// Seats playing this deal, in order.
+    #[pyo3(get)]
     pub play_order: Vec<u8>,
     /// Every seat.
+    #[pyo3(get)]
     pub seats: Vec<SeatView>,
     /// Every side.
+    #[pyo3(get)]
     pub sides: Vec<SideView>,
     /// The discard pile, top card last (public).
+    #[pyo3(get)]
     pub pile: Vec<String>,
     /// The pile holds a wild card or a red three.
+    #[pyo3(get)]
     pub pile_frozen: bool,
     /// The top card blocks the pile for the player to act.
+    #[pyo3(get)]
     pub pile_blocked: bool,
     /// Cards in the stock.
+    #[pyo3(get)]
     pub stock_len: u32,
     /// The stock, top card last: the referee's view only.
+    #[pyo3(get)]
     pub stock: Option<Vec<String>>,
     /// The player took the pile this turn.
+    #[pyo3(get)]
     pub took_pile: bool,
     /// The player laid cards this turn.
+    #[pyo3(get)]
     pub melded_this_turn: bool,
     /// The partner question: `not_asked`, `pending`, `yes`, `no`.
+    #[pyo3(get)]
     pub ask: &'static str,
     /// The last finished deal's score.
+    #[pyo3(get)]
     pub last_deal: Option<DealScore>,
     /// Deals finished.
+    #[pyo3(get)]
     pub deals_played: u32,
     /// The winning side once the match is over.
+    #[pyo3(get)]
     pub winner: Option<u8>,
+    /// The engine's own view, which the built-in bots and the legal actions read (a view
+    /// read from the wire is the engine's view too, rebuilt by the protocol's conversion).
+    pub engine: canasta_engine::View,
 }
 
 #[pymethods]
@@ -395,6 +421,22 @@ impl View {
     fn hand(&self) -> Option<Vec<String>> {
         let seat = self.seat?;
         self.seats.get(seat as usize)?.hand.clone()
+    }
+
+    /// The legal actions of the viewer's seat in canonical form (as `Game.legal_actions`
+    /// lists them), when it is the seat to act; else an empty list. The engine reads them from
+    /// the view alone, so a view from the network (`canasta.client`) lists them as the server
+    /// would. The list is bounded (a huge hand before its side's initial meld may cut it).
+    fn legal_actions(&self) -> Vec<crate::PyAction> {
+        let Some(legal) = self.engine.legal() else {
+            return Vec::new();
+        };
+        let mut actions = Vec::new();
+        legal.actions_up_to(&mut actions, crate::encoding::LIST_MAX);
+        actions
+            .into_iter()
+            .map(|action| crate::PyAction { action })
+            .collect()
     }
 
     /// The top card of the pile.
@@ -421,8 +463,8 @@ impl View {
     }
 }
 
-impl From<&canasta_engine::View> for View {
-    fn from(v: &canasta_engine::View) -> Self {
+impl From<canasta_engine::View> for View {
+    fn from(v: canasta_engine::View) -> Self {
         let (seat, viewer) = match v.viewer {
             Viewer::Seat(s) => (Some(s.0), "seat"),
             Viewer::Spectator => (None, "spectator"),
@@ -460,6 +502,7 @@ impl From<&canasta_engine::View> for View {
             last_deal: v.last_deal.as_ref().map(DealScore::from),
             deals_played: v.deals_played,
             winner: v.winner.map(|s| s.0),
+            engine: v,
         }
     }
 }

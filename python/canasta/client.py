@@ -1,0 +1,300 @@
+"""A blocking client of a Canasta server (``canasta-server``), for network bots.
+
+::
+
+    from canasta import Bot
+    from canasta.client import Client
+
+    with Client("127.0.0.1:50051") as client:
+        game = client.create_game("official", players=4)
+        seat = client.join(game.game_id, name="my bot")
+        result = seat.play(Bot("greedy"))   # or any choose(view, legal) -> action
+        print("won" if result.won else "lost", result.totals)
+
+``seat.play`` plays the seat over one Play stream: on each prompt it reads the seat's view into
+the same :class:`canasta.View` the in-process engine gives, lists the legal actions
+(:class:`canasta.Action`), and submits what ``choose`` answers. It opens the stream again after
+a dropped connection (after the last event seen, with the action in flight sent again under its
+request id, so none is lost or doubled; bounded backoff), waits out rate limits for as long as
+the server says, skips prompts the game moved past (``STALE_SEQ``) and raises
+:class:`canasta.errors.ServiceError`, with its :class:`canasta.Reason`, for a refusal.
+
+:mod:`canasta.aio` is the same client for asyncio. Needs the ``client`` extra
+(``pip install './python[client]'``).
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from typing import Callable, Dict, List, Optional, Sequence
+
+import grpc
+
+from . import _engine, _net
+from .errors import ServiceError
+from ._net import DEFAULT_ADDRESS, GameInfo, MatchResult, SeatInfo
+from .v1 import service_pb2, service_pb2_grpc
+
+__all__ = ["Client", "Seat", "GameInfo", "SeatInfo", "MatchResult", "DEFAULT_ADDRESS"]
+
+
+class Client:
+    """A connection to a server at ``address`` (``host:port``).
+
+    ``tls=True`` (or ``root_certificates``, the PEM of the CA to trust; the system's roots
+    otherwise) connects over TLS; ``server_name`` overrides the name the certificate must
+    carry. ``retries`` bounds the attempts of a call or of reopening a stream that keeps
+    failing (each attempt after a wait the server asks for, or a backoff up to 2 s).
+    """
+
+    def __init__(
+        self,
+        address: str = DEFAULT_ADDRESS,
+        *,
+        tls: bool = False,
+        root_certificates: Optional[bytes] = None,
+        server_name: Optional[str] = None,
+        retries: int = 30,
+        options: Sequence = (),
+    ):
+        self.address = address
+        self.retries = retries
+        #: How many times a unary call waited out a rate limit.
+        self.rate_limited = 0
+        options = list(options)
+        if server_name:
+            options.append(("grpc.ssl_target_name_override", server_name))
+        if tls or root_certificates is not None:
+            credentials = grpc.ssl_channel_credentials(root_certificates=root_certificates)
+            self._channel = grpc.secure_channel(address, credentials, options=options)
+        else:
+            self._channel = grpc.insecure_channel(address, options=options)
+        self.stub = service_pb2_grpc.CanastaServiceStub(self._channel)
+
+    def close(self) -> None:
+        """Closes the connection."""
+        self._channel.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Client({self.address!r})"
+
+    # --- calls ---------------------------------------------------------------------------------
+
+    def call(self, method, request, metadata=(), *, idempotent: bool = False):
+        """A unary call: waits out the server's rate limits (RESOURCE_EXHAUSTED, for as long as
+        it asks) and, for a call that changes nothing (``idempotent``), a server that is
+        unavailable; raises :class:`ServiceError` for a refusal."""
+        attempt = 0
+        while True:
+            try:
+                return method(request, metadata=metadata)
+            except grpc.RpcError as err:
+                error = _net.error_of(err)
+                delay = _net.retry_delay(error, attempt)
+                limited = error.status == "RESOURCE_EXHAUSTED"
+                retry = limited or idempotent
+                attempt += 1
+                self.rate_limited += limited and retry and attempt <= self.retries
+                if delay is None or not retry or attempt > self.retries:
+                    raise error from None
+                time.sleep(delay)
+
+    def create_game(
+        self,
+        preset: str = "official",
+        players: int = 4,
+        *,
+        options: Optional[Dict[str, str]] = None,
+        seed: Optional[int] = None,
+        first_dealer: Optional[int] = None,
+        start_scores: Optional[Sequence[int]] = None,
+        move_budget_ms: int = 0,
+        timeout_policy: str = "fallback_move",
+    ) -> GameInfo:
+        """Creates a game (it waits for its players); ``creator_token`` of the answer cancels
+        it while it waits (:meth:`cancel_game`)."""
+        request = _net.create_request(
+            preset, players, options, seed, first_dealer, start_scores, move_budget_ms,
+            timeout_policy,
+        )
+        response = self.call(self.stub.CreateGame, request)
+        return GameInfo.of(response.game, response.creator_token)
+
+    def list_games(self, status: Optional[str] = None, *, limit: int = 500) -> List[GameInfo]:
+        """The server's games, newest first (at most ``limit``); ``status`` keeps only
+        ``waiting``, ``playing`` or ``finished`` ones."""
+        games: List[GameInfo] = []
+        token = ""
+        while len(games) < limit:
+            request = _net.list_request(status, min(limit - len(games), 500), token)
+            page = self.call(self.stub.ListGames, request, idempotent=True)
+            games.extend(GameInfo.of(g) for g in page.games)
+            token = page.next_page_token
+            if not token:
+                break
+        return games[:limit]
+
+    def get_game(self, game_id: str) -> GameInfo:
+        """One game."""
+        request = service_pb2.GetGameRequest(game_id=game_id)
+        return GameInfo.of(self.call(self.stub.GetGame, request, idempotent=True).game)
+
+    def export_game(self, game_id: str):
+        """The whole record of a finished game, replayed by the engine: a
+        :class:`canasta.Game` as the match ended (its ``actions``, ``history``, ``scores``;
+        ``record()`` gives the record's JSON form, ``canasta replay`` reads it)."""
+        request = service_pb2.ExportGameRequest(game_id=game_id)
+        response = self.call(self.stub.ExportGame, request, idempotent=True)
+        return _engine.game_from_wire_record(response.record.SerializeToString())
+
+    def cancel_game(self, game_id: str, creator_token: str) -> GameInfo:
+        """Cancels a game that waits for its players, with its creator token."""
+        request = service_pb2.CancelGameRequest(game_id=game_id)
+        response = self.call(self.stub.CancelGame, request, _net.auth(creator_token))
+        return GameInfo.of(response.game)
+
+    def join(self, game_id: str, seat: Optional[int] = None, *, name: str = "python") -> "Seat":
+        """Takes a seat (the lowest free one if ``seat`` is None) under the display name
+        ``name``; the answer holds the seat's token."""
+        request = service_pb2.JoinGameRequest(game_id=game_id, display_name=name)
+        if seat is not None:
+            request.seat = seat
+        response = self.call(self.stub.JoinGame, request)
+        side = response.game.seats[response.seat].side
+        rules = response.game.rules.SerializeToString()
+        return Seat(self, game_id, response.seat, side, response.token, rules)
+
+    def seat(self, game_id: str, token: str) -> "Seat":
+        """The seat a token holds (one joined before, by this program or another): to play on
+        after a restart."""
+        game = self.get_game(game_id)
+        request = service_pb2.GetViewRequest(game_id=game_id)
+        view = self.call(self.stub.GetView, request, _net.auth(token), idempotent=True).view
+        if not view.HasField("viewer_seat"):
+            raise ValueError("the token holds no seat of this game")
+        number = view.viewer_seat
+        side = game.summary.seats[number].side
+        return Seat(self, game_id, number, side, token, game.summary.rules.SerializeToString())
+
+    def seek(self, *args, **kwargs):
+        """Finds a game through the server's matchmaking and takes a seat in it, once the
+        server has matchmaking (it has none yet: create or join a game instead)."""
+        raise NotImplementedError(
+            "this server protocol has no matchmaking yet: create a game (create_game) or join "
+            "one (list_games('waiting'), join)"
+        )
+
+
+class Seat(_net.SeatBase):
+    """A seat held by its token: its view, and :meth:`play`."""
+
+    def __init__(self, client: Client, game_id, seat, side, token, rules):
+        super().__init__(game_id, seat, side, token, rules)
+        self.client = client
+
+    def view(self):
+        """The seat's view now (a :class:`canasta.View`); ``view.legal_actions()`` lists its
+        legal actions when it is the seat to act."""
+        request = service_pb2.GetViewRequest(game_id=self.game_id)
+        stub = self.client.stub
+        response = self.client.call(stub.GetView, request, self._metadata, idempotent=True)
+        return self.view_of(response.view)
+
+    def leave(self) -> None:
+        """Gives the seat up (before the match ends); the token acts no more."""
+        request = service_pb2.LeaveGameRequest(game_id=self.game_id)
+        self.client.call(self.client.stub.LeaveGame, request, self._metadata)
+
+    def play(
+        self, choose: _net.Choose, *, on_event: Optional[Callable[[object], None]] = None
+    ) -> MatchResult:
+        """Plays the seat to the end of the match: ``choose(view, legal)`` answers each prompt
+        (an exception it raises ends the play and is raised here). ``on_event`` gets every
+        event (a ``canasta.v1.GameEvent``) in order, once. Returns the match's result."""
+        _net.check_choose(choose)
+        self._on_event = on_event
+        state = _net.PlayState(self)
+        failures = 0
+        first = True
+        while True:
+            if not first:
+                self.resumes += 1
+            first = False
+            requests: "queue.Queue" = queue.Queue()
+            for r in state.opening():
+                requests.put(r)
+            call = self.client.stub.Play(_requests(requests), metadata=self._metadata)
+            try:
+                outcome = self._drive(call, requests, state, choose)
+            except grpc.RpcError as err:
+                if state.ended is not None:
+                    return self._settle(state)
+                error = _net.error_of(err)
+                delay = _net.retry_delay(error, failures)
+                failures += 1
+                if delay is None or failures > self.client.retries:
+                    raise error from None
+                time.sleep(delay)
+                continue
+            finally:
+                requests.put(None)
+                call.cancel()
+            if outcome is not None:
+                return state.result(outcome)
+            if state.ended is not None:
+                return self._settle(state)
+            if state.progressed:
+                failures = 0
+            else:
+                failures += 1
+                if failures > self.client.retries:
+                    raise ServiceError(
+                        "UNAVAILABLE", "", "the server keeps ending the stream before the match"
+                    )
+                time.sleep(_net.backoff(failures))
+
+    def _settle(self, state: _net.PlayState) -> MatchResult:
+        """The match ended with an action whose answer the stream did not bring: the same
+        request again, as a unary call, is answered as the first time if it was applied."""
+        request = state.unanswered()
+        try:
+            self.client.call(self.client.stub.SubmitAction, request, self._metadata)
+        except ServiceError:
+            return state.settle(False)
+        return state.settle(True)
+
+    def _drive(self, call, requests, state: _net.PlayState, choose):
+        """Reads one stream until the match ends (its result) or the stream does (None)."""
+        state.progressed = False
+        for message in call:
+            state.progressed = True
+            todo, value = state.receive(message)
+            if todo == "act":
+                view = self.view_of(value.view)
+                action = choose(view, view.legal_actions())
+                requests.put(state.submit(value, action))
+            elif todo == "retry":
+                delay, request = value
+                time.sleep(delay)
+                requests.put(request)
+            elif todo == "reopen":
+                return None
+            elif todo == "end":
+                return value
+        return None
+
+
+def _requests(q: "queue.Queue"):
+    """The requests of a Play stream, as they are put in ``q``, until None."""
+    while True:
+        request = q.get()
+        if request is None:
+            return
+        yield request
