@@ -1,8 +1,9 @@
 """The network client (canasta.client, canasta.aio) against real servers.
 
 tests/tests/python_package.rs starts the servers on free loopback ports and names them:
-CANASTA_TEST_SERVER (the defaults of the tests' servers) and CANASTA_TEST_LIMITED_SERVER (a
-seat token may make 20 requests a second, in bursts of 40). Every seat of every game is played
+CANASTA_TEST_SERVER (the defaults of the tests' servers), CANASTA_TEST_LIMITED_SERVER (a seat
+token may make 20 requests a second, in bursts of 40) and CANASTA_TEST_TLS_SERVER (over TLS,
+with a certificate for "localhost" from the authority in the file CANASTA_TEST_TLS_CA). Every seat of every game is played
 through the client; a small TCP proxy in this file cuts the connections of one seat mid-game.
 """
 
@@ -19,11 +20,13 @@ from canasta.client import Client
 
 SERVER = os.environ.get("CANASTA_TEST_SERVER")
 LIMITED = os.environ.get("CANASTA_TEST_LIMITED_SERVER")
+TLS = os.environ.get("CANASTA_TEST_TLS_SERVER")
+TLS_CA = os.environ.get("CANASTA_TEST_TLS_CA")
 
 needs_servers = pytest.mark.skipif(
-    not SERVER or not LIMITED,
-    reason="CANASTA_TEST_SERVER and CANASTA_TEST_LIMITED_SERVER name no servers "
-    "(tests/tests/python_package.rs starts them)",
+    not (SERVER and LIMITED and TLS and TLS_CA),
+    reason="CANASTA_TEST_SERVER, CANASTA_TEST_LIMITED_SERVER, CANASTA_TEST_TLS_SERVER and "
+    "CANASTA_TEST_TLS_CA name no servers (tests/tests/python_package.rs starts them)",
 )
 
 #: A short match: a few deals.
@@ -119,6 +122,33 @@ def test_the_blocking_client_plays_a_whole_match():
         assert result.side == 0 and result.won == (result.winner == 0)
         assert events.seqs[-1] == client.get_game(game.game_id).seq
         check_record(client, game.game_id, {0: outcome["mine"], **others})
+
+
+@needs_servers
+def test_a_match_over_tls():
+    """Both clients over TLS, trusting the server's authority for the name it certifies."""
+    with open(TLS_CA, "rb") as f:
+        ca = f.read()
+    with Client(TLS, root_certificates=ca, server_name="localhost") as client:
+        game = client.create_game("official", 2, options=SHORT, seed=13)
+        first = client.join(game.game_id, name="tls")
+
+        async def other():
+            async with aio.Client(TLS, root_certificates=ca, server_name="localhost") as c:
+                seat = await c.join(game.game_id, name="tls aio")
+                return seat, await seat.play(Bot("random", seed=3))
+
+        box = {}
+        thread = threading.Thread(target=lambda: box.update(r=asyncio.run(other())))
+        thread.start()
+        result = first.play(Bot("greedy"))
+        thread.join()
+        check_record(client, game.game_id, {first.seat: (first, result), 1: box["r"]})
+    # Without the authority the server's certificate is not trusted: nothing is done.
+    with Client(TLS, tls=True, server_name="localhost", retries=1) as client:
+        with pytest.raises(ServiceError) as e:
+            client.list_games()
+        assert e.value.status == "UNAVAILABLE" and e.value.reason is None
 
 
 @needs_servers

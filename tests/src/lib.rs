@@ -673,6 +673,74 @@ pub fn run(what: &str, command: &mut std::process::Command) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The Python package (`python/`) installed in a virtual environment, for the tests that run
+/// Python: `tmp` is the test's `CARGO_TARGET_TMPDIR`. The venv (`tmp/python-package/venv`)
+/// holds the pinned packages of `python/requirements.txt`, installed once and again only when
+/// they change; the package is built and installed at the first call of each test process (the
+/// later ones find it there). maturin builds the extension in release mode in
+/// `tmp/python-package/cargo-target`, so every test binary shares one build. The test binaries
+/// that call this run one after the other (as `cargo test` runs them), never two at once.
+/// Returns the venv's interpreter.
+pub fn python_with_package(tmp: &Path) -> PathBuf {
+    static INSTALLED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    INSTALLED
+        .get_or_init(|| install_python_package(&tmp.join("python-package")))
+        .clone()
+}
+
+fn install_python_package(work: &Path) -> PathBuf {
+    use std::fs;
+    use std::process::Command;
+    let venv = work.join("venv");
+    let python = if cfg!(windows) {
+        venv.join("Scripts").join("python.exe")
+    } else {
+        venv.join("bin").join("python")
+    };
+    let requirements = workspace_root().join("python").join("requirements.txt");
+    let wanted = fs::read_to_string(&requirements).expect("python/requirements.txt");
+    let stamp = venv.join("canasta-requirements.txt");
+    if !python.exists() || fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
+        let _ = fs::remove_dir_all(&venv);
+        fs::create_dir_all(work).expect("a directory under target/");
+        run(
+            "making a Python virtual environment (on Debian and Ubuntu: apt install python3-venv)",
+            Command::new(system_python("the Python package's test"))
+                .arg("-m")
+                .arg("venv")
+                .arg(&venv),
+        );
+        run(
+            "installing the Python package's pinned requirements with pip",
+            Command::new(&python)
+                .args(["-m", "pip", "install", "--disable-pip-version-check"])
+                .args(["--no-input", "--quiet", "-r"])
+                .arg(&requirements),
+        );
+        fs::write(&stamp, &wanted).expect("the venv's stamp");
+    }
+    // maturin (pinned in the requirements) builds the extension: no isolated build
+    // environment, so nothing is fetched but the pinned packages; the build backend runs the
+    // venv's `maturin`. Its own target directory keeps its release build apart from the
+    // workspace's.
+    let bin = python.parent().expect("the venv's bin directory");
+    let path = std::env::join_paths(std::iter::once(bin.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .expect("a PATH");
+    run(
+        "building and installing the package with pip install ./python",
+        Command::new(&python)
+            .args(["-m", "pip", "install", "--disable-pip-version-check"])
+            .args(["--no-input", "--quiet", "--no-build-isolation", "--no-deps"])
+            .args(["--force-reinstall"])
+            .arg(workspace_root().join("python"))
+            .env("CARGO_TARGET_DIR", work.join("cargo-target"))
+            .env("PATH", path),
+    );
+    python
+}
+
 /// A fresh temporary directory for a test's files, its name starting with `canasta-NAME-`
 /// and made unique by `tempfile`: removed with everything in it when dropped, by a test that
 /// fails as by one that passes.

@@ -5,73 +5,26 @@
 //! built-in bots, random play over thousands of deals, and records made here by the Rust
 //! engine, which the package must replay to the state hash the Rust engine computed.
 //!
+//! The network client's tests (`python/tests/test_client.py`) play against servers this test
+//! starts on free loopback ports, named to pytest by environment variables: one with the tests'
+//! defaults (`CANASTA_TEST_SERVER`), one that allows a seat 20 requests a second
+//! (`CANASTA_TEST_LIMITED_SERVER`), and one over TLS (`CANASTA_TEST_TLS_SERVER`, its certificate
+//! authority's PEM in the file `CANASTA_TEST_TLS_CA`).
+//!
 //! The test needs Python 3.10 or newer with its `venv` module, and Rust (maturin builds the
-//! extension with cargo, in release mode, in a target directory of its own under `target/`).
-//! The venv holds the pinned packages of `python/requirements.txt`, installed once, and again
-//! only when the requirements change; the package itself is built and installed at every run.
+//! extension with cargo, in release mode, in a target directory of its own under `target/`):
+//! see `canasta_tests::python_with_package`.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use canasta_engine::bot::{Bot, GreedyBot, RandomBot};
 use canasta_engine::notation::{card_ascii, to_notation};
 use canasta_engine::{Card, Game, Preset, RuleSpec, Seat, Setup, Viewer};
-use canasta_tests::{run, system_python, temp_dir, workspace_root};
+use canasta_server::Tls;
+use canasta_tests::{TestServer, python_with_package, run, temp_dir, test_config, workspace_root};
 use serde_json::{Value, json};
-
-/// Makes the venv with the pinned packages (when the requirements changed) and builds and
-/// installs the package into it. Returns the venv's interpreter.
-fn python_with_package(work: &Path) -> PathBuf {
-    let venv = work.join("venv");
-    let python = if cfg!(windows) {
-        venv.join("Scripts").join("python.exe")
-    } else {
-        venv.join("bin").join("python")
-    };
-    let requirements = workspace_root().join("python").join("requirements.txt");
-    let wanted = fs::read_to_string(&requirements).expect("python/requirements.txt");
-    let stamp = venv.join("canasta-requirements.txt");
-    if !python.exists() || fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
-        let _ = fs::remove_dir_all(&venv);
-        fs::create_dir_all(work).expect("a directory under target/");
-        run(
-            "making a Python virtual environment (on Debian and Ubuntu: apt install python3-venv)",
-            Command::new(system_python("the Python package's test"))
-                .arg("-m")
-                .arg("venv")
-                .arg(&venv),
-        );
-        run(
-            "installing the Python package's pinned requirements with pip",
-            Command::new(&python)
-                .args(["-m", "pip", "install", "--disable-pip-version-check"])
-                .args(["--no-input", "--quiet", "-r"])
-                .arg(&requirements),
-        );
-        fs::write(&stamp, &wanted).expect("the venv's stamp");
-    }
-    // maturin (pinned in the requirements) builds the extension: no isolated build
-    // environment, so nothing is fetched but the pinned packages; the build backend runs the
-    // venv's `maturin`. Its own target directory keeps its release build apart from the
-    // workspace's.
-    let bin = python.parent().expect("the venv's bin directory");
-    let path = std::env::join_paths(std::iter::once(bin.to_path_buf()).chain(
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
-    ))
-    .expect("a PATH");
-    run(
-        "building and installing the package with pip install ./python",
-        Command::new(&python)
-            .args(["-m", "pip", "install", "--disable-pip-version-check"])
-            .args(["--no-input", "--quiet", "--no-build-isolation", "--no-deps"])
-            .args(["--force-reinstall"])
-            .arg(workspace_root().join("python"))
-            .env("CARGO_TARGET_DIR", work.join("cargo-target"))
-            .env("PATH", path),
-    );
-    python
-}
 
 /// A record in the format of `canasta export` (canasta-record/1), as the client writes it.
 fn record(setup: &Setup, actions: &[(Seat, canasta_engine::Action)]) -> Value {
@@ -168,10 +121,12 @@ fn rust_replays() -> Vec<Value> {
     cases
 }
 
-#[test]
-fn the_python_package_passes_its_tests() {
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-package");
-    let python = python_with_package(&work);
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_package_passes_its_tests() {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let python = tokio::task::spawn_blocking(move || python_with_package(tmp))
+        .await
+        .expect("the package's installation");
     let scratch = temp_dir("python-package");
     let replays = scratch.path().join("rust-replays.json");
     fs::write(
@@ -179,23 +134,56 @@ fn the_python_package_passes_its_tests() {
         serde_json::to_string(&rust_replays()).expect("JSON"),
     )
     .expect("the records' file");
-    // Run from `work`, not from python/, so that the installed package is the one imported.
-    let out = run(
-        "the Python package's pytest suite (python/tests)",
-        Command::new(&python)
-            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs"])
-            .arg(workspace_root().join("python").join("tests"))
-            .current_dir(&work)
-            .env("CANASTA_RUST_REPLAYS", &replays)
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .env_remove("PYTHONHOME")
-            .env_remove("PYTHONPATH"),
+
+    let server = TestServer::start().await;
+    let limited =
+        TestServer::with_config(test_config().requests_per_second(20.0).build().unwrap()).await;
+    let certified =
+        rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).expect("a certificate");
+    let (ca, cert, key) = (
+        scratch.path().join("ca.pem"),
+        scratch.path().join("cert.pem"),
+        scratch.path().join("key.pem"),
     );
+    fs::write(&ca, certified.cert.pem()).expect("the certificate is written");
+    fs::write(&cert, certified.cert.pem()).expect("the certificate is written");
+    fs::write(&key, certified.signing_key.serialize_pem()).expect("the key is written");
+    let tls =
+        TestServer::with_config(test_config().tls(Some(Tls { cert, key })).build().unwrap()).await;
+
+    // Run from `work`, not from python/, so that the installed package is the one imported.
+    let work = tmp.join("python-package");
+    let mut pytest = Command::new(&python);
+    pytest
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs"])
+        .arg(workspace_root().join("python").join("tests"))
+        .current_dir(&work)
+        .env("CANASTA_RUST_REPLAYS", &replays)
+        .env("CANASTA_TEST_SERVER", server.addr.to_string())
+        .env("CANASTA_TEST_LIMITED_SERVER", limited.addr.to_string())
+        .env("CANASTA_TEST_TLS_SERVER", tls.addr.to_string())
+        .env("CANASTA_TEST_TLS_CA", &ca)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env_remove("PYTHONHOME")
+        .env_remove("PYTHONPATH");
+    // pytest runs on a blocking thread while the servers serve on this runtime.
+    let out = tokio::task::spawn_blocking(move || {
+        run(
+            "the Python package's pytest suite (python/tests)",
+            &mut pytest,
+        )
+    })
+    .await
+    .expect("pytest's thread");
     println!("{out}");
-    // Every test ran: the replays against the Rust engine are skipped only without the file.
+    // Every test ran: the replays against the Rust engine and the client's tests are skipped
+    // only without the file and the servers.
     assert!(
         !out.contains("skipped"),
         "a Python test was skipped:\n{out}"
     );
     assert!(out.contains(" passed"), "pytest's summary:\n{out}");
+    server.stop().await;
+    limited.stop().await;
+    tls.stop().await;
 }
