@@ -1,12 +1,15 @@
-//! A bot in a second language: the Python example bot (`examples/python-bot`), whose wire code is
-//! generated from `proto/canasta/v1/*.proto` by grpcio-tools, plays whole matches on a real
-//! server beside three built-in bots; and the bot author's guide (`docs/bots.md`) is checked
-//! against that bot and the .proto files.
+//! A bot in a second language: the Python example bot built from the stubs alone
+//! (`examples/python-bot/from-stubs`), whose wire code is generated from
+//! `proto/canasta/v1/*.proto` by grpcio-tools, plays whole matches on a real server beside three
+//! built-in bots, and so does the example bot on the `canasta` package
+//! (`examples/python-bot/bot.py`); and the bot author's guide (`docs/bots.md`) is checked against
+//! those bots and the .proto files.
 //!
-//! The test needs Python 3.10 or newer with its `venv` module. It makes a virtual environment
-//! under `target/` with the pinned packages of `examples/python-bot/requirements.txt`, and
-//! generates the stubs there; both are made once, and again only when the requirements or the
-//! .proto files change.
+//! The tests need Python 3.10 or newer with its `venv` module. The bot from the stubs runs in a
+//! virtual environment under `target/` with the pinned packages of its `requirements.txt` and
+//! the stubs generated there; both are made once, and again only when the requirements or the
+//! .proto files change. The package's bot runs in the Python package's environment
+//! (`canasta_tests::python_with_package`, which tests/tests/python_package.rs uses too).
 
 mod clock;
 
@@ -31,8 +34,20 @@ use tokio_stream::StreamExt;
 /// The longest a Python bot may take to play its match.
 const MATCH_TIME_LIMIT: Duration = Duration::from_secs(180);
 
+/// The bot built from the stubs alone.
 fn bot_dir() -> PathBuf {
-    workspace_root().join("examples").join("python-bot")
+    workspace_root()
+        .join("examples")
+        .join("python-bot")
+        .join("from-stubs")
+}
+
+/// The bot on the `canasta` package.
+fn package_bot() -> PathBuf {
+    workspace_root()
+        .join("examples")
+        .join("python-bot")
+        .join("bot.py")
 }
 
 /// A Python environment with the bot's packages and the generated stubs.
@@ -60,7 +75,8 @@ fn make_python_env() -> PythonEnv {
         venv.join("bin").join("python")
     };
     let requirements = bot_dir().join("requirements.txt");
-    let wanted = fs::read_to_string(&requirements).expect("examples/python-bot/requirements.txt");
+    let wanted =
+        fs::read_to_string(&requirements).expect("examples/python-bot/from-stubs/requirements.txt");
     // The venv records the requirements it was made with: install only when they changed (or
     // an earlier install did not finish).
     let stamp = venv.join("canasta-requirements.txt");
@@ -171,16 +187,41 @@ struct PythonBot {
 }
 
 impl PythonBot {
+    /// The bot built from the stubs.
     fn start(name: &str, server: SocketAddr, args: &[&str]) -> PythonBot {
-        let env = python_env();
-        let runs = env.work.join("runs");
+        let mut command = python_command(python_env());
+        command.arg(bot_dir().join("bot.py"));
+        PythonBot::start_command(name, command, server, args)
+    }
+
+    /// The bot on the `canasta` package, in the package's environment.
+    fn start_package_bot(name: &str, server: SocketAddr, args: &[&str]) -> PythonBot {
+        let python = python_with_package(Path::new(env!("CARGO_TARGET_TMPDIR")));
+        let mut command = Command::new(python);
+        command
+            .arg(package_bot())
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("PYTHONUNBUFFERED", "1")
+            .env_remove("PYTHONHOME")
+            .env_remove("PYTHONPATH")
+            .env_remove("CANASTA_TOKEN")
+            .env_remove("CANASTA_SERVER");
+        PythonBot::start_command(name, command, server, args)
+    }
+
+    fn start_command(
+        name: &str,
+        mut command: Command,
+        server: SocketAddr,
+        args: &[&str],
+    ) -> PythonBot {
+        let runs = python_env().work.join("runs");
         fs::create_dir_all(&runs).expect("a directory for the runs");
         let dir = tempfile::Builder::new()
             .prefix(&format!("{name}-"))
             .tempdir_in(&runs)
             .expect("a directory for the run");
-        let mut child = python_command(env)
-            .arg(bot_dir().join("bot.py"))
+        let mut child = command
             .arg("--server")
             .arg(server.to_string())
             .args(args)
@@ -592,10 +633,10 @@ async fn check_match(
     assert_eq!(result["won"], winner == seat % 2);
     let totals: Vec<i64> = outcome.totals.iter().map(|&t| t as i64).collect();
     assert_eq!(result["totals"], serde_json::json!(totals));
-    assert_eq!(
-        result["refused"], 0,
-        "a listed action was refused: {result}"
-    );
+    // The package's client raises a refusal rather than count it.
+    if let Some(refused) = result.get("refused") {
+        assert_eq!(refused, 0, "a listed action was refused: {result}");
+    }
 
     // The record: the bot's actions, and an answer to every question of its partner.
     let record = client
@@ -766,6 +807,72 @@ async fn the_python_bot_creates_a_game_and_plays_a_whole_match() {
     server.stop().await;
 }
 
+/// The bot on the `canasta` package joins seat 2 of a game the test created and plays the
+/// whole match beside three built-in bots, answering its partner (seat 0), who asks "may I go
+/// out?" whenever it may; then, killed and started again with its token in a second match, it
+/// plays on to that match's end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_package_bot_plays_whole_matches() {
+    python_env();
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    tokio::task::spawn_blocking(move || python_with_package(tmp))
+        .await
+        .expect("the package's installation");
+    let server = match_server().await;
+    let mut client = server.client().await;
+    let game = create_with(&mut client, game_request(17)).await;
+    let id = game.game_id.clone();
+    let mut built_ins = BuiltIns::default();
+    for seat in [0, 1, 3] {
+        let me = if seat == 0 {
+            BuiltIn {
+                bot: Box::new(GreedyBot::new()),
+                asks_partner: true,
+            }
+        } else {
+            greedy()
+        };
+        built_ins.start(&server, &id, seat, me).await;
+    }
+    let mut bot =
+        PythonBot::start_package_bot("package", server.addr, &["--game", &id, "--seat", "2"]);
+    assert_eq!(bot.joined().await, (id.clone(), 2));
+    let result = bot.finish(&built_ins).await;
+    check_match(&server, &id, 2, &result, built_ins, true).await;
+
+    let game = create_with(&mut client, game_request(19)).await;
+    let id = game.game_id.clone();
+    let token = client
+        .join_game(v1::JoinGameRequest {
+            game_id: id.clone(),
+            seat: Some(1),
+            display_name: "python".into(),
+        })
+        .await
+        .expect("seat 1 is free")
+        .into_inner()
+        .token;
+    let mut built_ins = BuiltIns::default();
+    built_ins.start(&server, &id, 0, greedy()).await;
+    let partner = BuiltIn {
+        bot: Box::new(GreedyBot::new()),
+        asks_partner: true,
+    };
+    built_ins.start(&server, &id, 3, partner).await;
+    built_ins.start(&server, &id, 2, greedy()).await;
+    let args = ["--game", id.as_str(), "--token", token.as_str()];
+    let mut first = PythonBot::start_package_bot("package-restart-1", server.addr, &args);
+    assert_eq!(first.joined().await, (id.clone(), 1));
+    first.wait_for_actions(12).await;
+    first.kill();
+    let mut second = PythonBot::start_package_bot("package-restart-2", server.addr, &args);
+    assert_eq!(second.joined().await, (id.clone(), 1));
+    let result = second.finish(&built_ins).await;
+    assert!(result["actions"].as_u64().unwrap_or(0) > 0, "{result}");
+    check_match(&server, &id, 1, &result, built_ins, false).await;
+    server.stop().await;
+}
+
 /// The seat is joined first and the Python bot plays it with its token (`--token`); killed in
 /// the middle of the match, it is started again with the same token, reads the game from the
 /// start and plays on to the end.
@@ -922,21 +1029,29 @@ fn the_bot_authors_guide_matches_the_bot_and_the_protocol() {
     let guide =
         fs::read_to_string(workspace_root().join("docs").join("bots.md")).expect("docs/bots.md");
     let bot = fs::read_to_string(bot_dir().join("bot.py")).expect("bot.py");
+    let package = fs::read_to_string(package_bot()).expect("examples/python-bot/bot.py");
     let blocks = code_blocks(&guide);
     assert!(!blocks.is_empty());
 
-    // Python examples: verbatim excerpts of bot.py (indented as a whole or not).
+    // Python examples: verbatim excerpts of one of the bots (indented as a whole or not).
     let bot_lines: Vec<&str> = bot.lines().collect();
-    let mut python = 0;
+    let package_lines: Vec<&str> = package.lines().collect();
+    let (mut python, mut of_package) = (0, 0);
     for b in blocks.iter().filter(|b| b.lang == "python") {
         python += 1;
+        if is_excerpt(&b.text, &package_lines) {
+            of_package += 1;
+            continue;
+        }
         assert!(
             is_excerpt(&b.text, &bot_lines),
-            "this example of docs/bots.md is not in examples/python-bot/bot.py:\n{}",
+            "this example of docs/bots.md is in neither examples/python-bot/from-stubs/bot.py \
+             nor examples/python-bot/bot.py:\n{}",
             b.text
         );
     }
     assert!(python >= 5, "the guide shows the bot's code");
+    assert!(of_package >= 2, "the guide shows the package's bot");
 
     // JavaScript examples: verbatim excerpts of the tested Node.js client.
     let node_client = fs::read_to_string(
