@@ -85,11 +85,11 @@ class Client:
                 error = _net.error_of(err)
                 delay = _net.retry_delay(error, attempt)
                 limited = error.status == "RESOURCE_EXHAUSTED"
-                retry = limited or idempotent
                 attempt += 1
-                self.rate_limited += limited and retry and attempt <= self.retries
-                if delay is None or not retry or attempt > self.retries:
+                if delay is None or not (limited or idempotent) or attempt > self.retries:
                     raise error from None
+                if limited:
+                    self.rate_limited += 1
                 await asyncio.sleep(delay)
 
     async def create_game(

@@ -351,6 +351,20 @@ def test_refusals_raise_with_their_reason():
         assert e.value.reason is Reason.NOT_A_SEAT_OF_GAME
         assert e.value.status == "PERMISSION_DENIED"
 
+    async def refused_aio():
+        async with aio.Client(SERVER) as client:
+            with pytest.raises(ServiceError) as e:
+                await client.get_game("no-such-game")
+            assert e.value.reason is Reason.GAME_NOT_FOUND
+            game = await client.create_game("official", 2, seed=8)
+            for _ in range(2):
+                await client.join(game.game_id)
+            with pytest.raises(ServiceError) as e:
+                await client.join(game.game_id)
+            assert e.value.reason is Reason.GAME_FULL
+
+    asyncio.run(refused_aio())
+
     # The rules are the engine's before any request: an unknown option is SetupRefused.
     with Client(SERVER) as client:
         with pytest.raises(SetupRefused) as e:
