@@ -104,6 +104,9 @@ class SeatInfo:
     side: int
     occupied: bool
     name: str
+    #: The server's built-in bot that plays the seat (``greedy``, ``search:50ms`` ...); '' for a
+    #: seat a client holds or may join.
+    bot: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,7 +144,8 @@ class GameInfo:
             options=dict(summary.rules.options),
             status=_STATUS_NAMES.get(summary.status, "unknown"),
             seats=tuple(
-                SeatInfo(s.seat, s.side, s.occupied, s.display_name) for s in summary.seats
+                SeatInfo(s.seat, s.side, s.occupied, s.display_name, s.bot)
+                for s in summary.seats
             ),
             seq=summary.seq,
             winner=result.winner_side if result and result.HasField("winner_side") else None,
@@ -185,12 +189,15 @@ def create_request(
     start_scores: Optional[Sequence[int]],
     move_budget_ms: int,
     timeout_policy: str,
+    bots: Optional[Dict[int, str]] = None,
 ) -> service_pb2.CreateGameRequest:
     """CreateGame's request; the rules are checked by the engine first (``SetupRefused``)."""
     rules = game_pb2.RuleSet.FromString(
         _engine.rules_to_wire_bytes(preset, players, {k: str(v) for k, v in (options or {}).items()})
     )
     request = service_pb2.CreateGameRequest(rules=rules, start_scores=list(start_scores or ()))
+    for seat, bot in sorted((bots or {}).items()):
+        request.bots.add(seat=seat, bot=bot)
     if seed is not None:
         request.seed = seed
     if first_dealer is not None:

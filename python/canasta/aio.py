@@ -103,11 +103,12 @@ class Client:
         start_scores: Optional[Sequence[int]] = None,
         move_budget_ms: int = 0,
         timeout_policy: str = "fallback_move",
+        bots: Optional[Dict[int, str]] = None,
     ) -> GameInfo:
         """Creates a game, as :meth:`canasta.client.Client.create_game`."""
         request = _net.create_request(
             preset, players, options, seed, first_dealer, start_scores, move_budget_ms,
-            timeout_policy,
+            timeout_policy, bots,
         )
         response = await self.call(self.stub.CreateGame, request)
         return GameInfo.of(response.game, response.creator_token)

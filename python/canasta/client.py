@@ -117,12 +117,16 @@ class Client:
         start_scores: Optional[Sequence[int]] = None,
         move_budget_ms: int = 0,
         timeout_policy: str = "fallback_move",
+        bots: Optional[Dict[int, str]] = None,
     ) -> GameInfo:
         """Creates a game (it waits for its players); ``creator_token`` of the answer cancels
-        it while it waits (:meth:`cancel_game`)."""
+        it while it waits (:meth:`cancel_game`). ``bots`` gives seats to the server's own
+        built-in bots, which it plays itself (``{1: "greedy", 3: "search:50ms"}``); a move
+        budget (``move_budget_ms``) comes with its ``timeout_policy`` (``fallback_move`` or
+        ``forfeit``)."""
         request = _net.create_request(
             preset, players, options, seed, first_dealer, start_scores, move_budget_ms,
-            timeout_policy,
+            timeout_policy, bots,
         )
         response = self.call(self.stub.CreateGame, request)
         return GameInfo.of(response.game, response.creator_token)

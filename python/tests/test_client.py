@@ -125,6 +125,21 @@ def test_the_blocking_client_plays_a_whole_match():
 
 
 @needs_servers
+def test_a_seat_plays_against_the_servers_own_bots():
+    with Client(SERVER) as client:
+        game = client.create_game(
+            "official", 4, options=SHORT, seed=31, bots={1: "greedy", 2: "random", 3: "safe"}
+        )
+        assert [s.bot for s in game.seats] == ["", "greedy", "random", "safe"]
+        assert game.free_seats == [0]
+        me = client.join(game.game_id, name="alone")
+        result = me.play(Bot("greedy"))
+        record = client.export_game(game.game_id)
+        assert [a for s, a in record.actions if s == 0] == me.actions
+        assert result.winner == record.winner and list(result.totals) == record.scores
+
+
+@needs_servers
 def test_a_match_over_tls():
     """Both clients over TLS, trusting the server's authority for the name it certifies."""
     with open(TLS_CA, "rb") as f:

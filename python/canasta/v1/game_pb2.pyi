@@ -171,16 +171,18 @@ class TimeControl(_message.Message):
     def __init__(self, move_budget_ms: _Optional[int] = ..., policy: _Optional[_Union[TimeoutPolicy, str]] = ...) -> None: ...
 
 class SeatInfo(_message.Message):
-    __slots__ = ("seat", "side", "occupied", "display_name")
+    __slots__ = ("seat", "side", "occupied", "display_name", "bot")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     SIDE_FIELD_NUMBER: _ClassVar[int]
     OCCUPIED_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
     seat: int
     side: int
     occupied: bool
     display_name: str
-    def __init__(self, seat: _Optional[int] = ..., side: _Optional[int] = ..., occupied: _Optional[bool] = ..., display_name: _Optional[str] = ...) -> None: ...
+    bot: str
+    def __init__(self, seat: _Optional[int] = ..., side: _Optional[int] = ..., occupied: _Optional[bool] = ..., display_name: _Optional[str] = ..., bot: _Optional[str] = ...) -> None: ...
 
 class GameSummary(_message.Message):
     __slots__ = ("game_id", "rules", "status", "seats", "seq", "time_control", "result", "created_unix_ms")
@@ -221,7 +223,7 @@ class TableMeld(_message.Message):
     def __init__(self, index: _Optional[int] = ..., kind: _Optional[_Union[MeldKind, str]] = ..., rank: _Optional[_Union[_cards_pb2.Rank, str]] = ..., suit: _Optional[_Union[_cards_pb2.Suit, str]] = ..., cards: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., creator_seat: _Optional[int] = ..., canasta: _Optional[_Union[CanastaKind, str]] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("seat", "side", "display_name", "occupied", "playing", "hand_count", "hand", "red_threes", "had_turn", "melded_before", "known")
+    __slots__ = ("seat", "side", "display_name", "occupied", "playing", "hand_count", "hand", "red_threes", "had_turn", "melded_before", "known", "bot")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     SIDE_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -233,6 +235,7 @@ class SeatView(_message.Message):
     HAD_TURN_FIELD_NUMBER: _ClassVar[int]
     MELDED_BEFORE_FIELD_NUMBER: _ClassVar[int]
     KNOWN_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
     seat: int
     side: int
     display_name: str
@@ -244,7 +247,8 @@ class SeatView(_message.Message):
     had_turn: bool
     melded_before: bool
     known: _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]
-    def __init__(self, seat: _Optional[int] = ..., side: _Optional[int] = ..., display_name: _Optional[str] = ..., occupied: _Optional[bool] = ..., playing: _Optional[bool] = ..., hand_count: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., red_threes: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., had_turn: _Optional[bool] = ..., melded_before: _Optional[bool] = ..., known: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ...) -> None: ...
+    bot: str
+    def __init__(self, seat: _Optional[int] = ..., side: _Optional[int] = ..., display_name: _Optional[str] = ..., occupied: _Optional[bool] = ..., playing: _Optional[bool] = ..., hand_count: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., red_threes: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., had_turn: _Optional[bool] = ..., melded_before: _Optional[bool] = ..., known: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., bot: _Optional[str] = ...) -> None: ...
 
 class SideView(_message.Message):
     __slots__ = ("side", "seats", "melds", "melded", "minimum", "score", "penalties")

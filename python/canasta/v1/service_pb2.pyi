@@ -9,20 +9,30 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreateGameRequest(_message.Message):
-    __slots__ = ("rules", "seed", "card_orders", "first_dealer", "start_scores", "time_control")
+    __slots__ = ("rules", "seed", "card_orders", "first_dealer", "start_scores", "time_control", "bots")
     RULES_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     CARD_ORDERS_FIELD_NUMBER: _ClassVar[int]
     FIRST_DEALER_FIELD_NUMBER: _ClassVar[int]
     START_SCORES_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
     rules: _game_pb2.RuleSet
     seed: int
     card_orders: _containers.RepeatedCompositeFieldContainer[_game_pb2.CardOrder]
     first_dealer: int
     start_scores: _containers.RepeatedScalarFieldContainer[int]
     time_control: _game_pb2.TimeControl
-    def __init__(self, rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., seed: _Optional[int] = ..., card_orders: _Optional[_Iterable[_Union[_game_pb2.CardOrder, _Mapping]]] = ..., first_dealer: _Optional[int] = ..., start_scores: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[_game_pb2.TimeControl, _Mapping]] = ...) -> None: ...
+    bots: _containers.RepeatedCompositeFieldContainer[SeatBot]
+    def __init__(self, rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., seed: _Optional[int] = ..., card_orders: _Optional[_Iterable[_Union[_game_pb2.CardOrder, _Mapping]]] = ..., first_dealer: _Optional[int] = ..., start_scores: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[_game_pb2.TimeControl, _Mapping]] = ..., bots: _Optional[_Iterable[_Union[SeatBot, _Mapping]]] = ...) -> None: ...
+
+class SeatBot(_message.Message):
+    __slots__ = ("seat", "bot")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    bot: str
+    def __init__(self, seat: _Optional[int] = ..., bot: _Optional[str] = ...) -> None: ...
 
 class CreateGameResponse(_message.Message):
     __slots__ = ("game", "creator_token")
