@@ -208,6 +208,7 @@ class Seat(_net.SeatBase):
                 self.resumes += 1
             first = False
             call = self.client.stub.Play(metadata=self._metadata)
+            state.progressed = False
             try:
                 for request in state.opening():
                     await call.write(request)
@@ -215,6 +216,8 @@ class Seat(_net.SeatBase):
             except (grpc.RpcError, asyncio.InvalidStateError) as err:
                 if state.ended is not None:
                     return await self._settle(state)
+                if state.progressed:
+                    failures = 0  # a stream that dropped after playing on is a new failure
                 if isinstance(err, grpc.RpcError):
                     error = _net.error_of(err)
                 else:  # a write to a call that has ended

@@ -240,6 +240,8 @@ class Seat(_net.SeatBase):
             except grpc.RpcError as err:
                 if state.ended is not None:
                     return self._settle(state)
+                if state.progressed:
+                    failures = 0  # a stream that dropped after playing on is a new failure
                 error = _net.error_of(err)
                 delay = _net.retry_delay(error, failures)
                 failures += 1
