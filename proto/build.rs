@@ -13,6 +13,7 @@ const FILES: &[&str] = &[
     "canasta/v1/actions.proto",
     "canasta/v1/game.proto",
     "canasta/v1/service.proto",
+    "canasta/v1/lobby.proto",
 ];
 
 /// The error detail types of the service's statuses (googleapis, unmodified): served by
