@@ -242,6 +242,54 @@ reasons! {
     /// it. Tell the server's operator; play another game.
     BadLog = "BAD_LOG",
 
+    // ----- the lobby (LobbyService) -----
+    /// INVALID_ARGUMENT: a rated seek or challenge with option overrides: a rated game plays
+    /// its preset's own rules. Drop the options, or set `rated` to false.
+    RatedHouseRules = "RATED_HOUSE_RULES",
+    /// INVALID_ARGUMENT: a seek's `partner` that cannot be one: the seeker itself, a name no
+    /// player has, or a partner in rules without partnerships (each side one seat). Name
+    /// another registered player, or none.
+    BadPartner = "BAD_PARTNER",
+    /// INVALID_ARGUMENT: a challenge's `seats` that do not seat the rules' players: not as many
+    /// names as seats, a name twice, a name no player has, or the challenger absent. List every
+    /// seat's registered player, the challenger once.
+    BadSeats = "BAD_SEATS",
+    /// INVALID_ARGUMENT: `fill_with_bots_after_ms` over an hour. Give at most 3600000, or 0.
+    BadFillWait = "BAD_FILL_WAIT",
+    /// FAILED_PRECONDITION: `fill_with_bots_after_ms` on a server that hosts no house bots.
+    /// Send 0, and wait for players.
+    HouseBotsUnavailable = "HOUSE_BOTS_UNAVAILABLE",
+    /// ALREADY_EXISTS: RegisterPlayer with a name a player has (regardless of case). Choose
+    /// another name.
+    NameTaken = "NAME_TAKEN",
+    /// UNAUTHENTICATED: a lobby call whose key no player holds. Send the key RegisterPlayer
+    /// returned (a lost key is not recovered: register another name).
+    UnknownPlayerKey = "UNKNOWN_PLAYER_KEY",
+    /// NOT_FOUND: no player has that name (GetPlayer). Check the name (the leaderboard lists
+    /// players).
+    PlayerNotFound = "PLAYER_NOT_FOUND",
+    /// NOT_FOUND: no challenge has that id (a server forgets its pending challenges when it
+    /// stops, and ended ones after a while). Challenge again.
+    ChallengeNotFound = "CHALLENGE_NOT_FOUND",
+    /// PERMISSION_DENIED: AnswerChallenge by a player the challenge does not invite, or
+    /// CancelChallenge by another than its challenger. Answer only your own invitations.
+    NotInvited = "NOT_INVITED",
+    /// FAILED_PRECONDITION: an answer to, or the cancel of, a challenge that has ended (started,
+    /// declined, expired or cancelled). Nothing to do: its last state is in the answer's
+    /// message and on the players' streams.
+    ChallengeClosed = "CHALLENGE_CLOSED",
+    /// OUT_OF_RANGE: WatchPlayer's `after_seq` older than the events the server keeps of the
+    /// player (ErrorInfo metadata `first_seq`: the oldest kept). Read the player's record
+    /// (GetPlayer) and the games it names, then watch from `first_seq - 1`.
+    EventsDropped = "EVENTS_DROPPED",
+    /// RESOURCE_EXHAUSTED: the player holds as many seeks and pending challenges as it may
+    /// (the server's `--max-seeks-per-player`). Close a seek or wait for an answer.
+    TooManySeeks = "TOO_MANY_SEEKS",
+    /// RESOURCE_EXHAUSTED: the player sits in as many unfinished lobby games (with its seeks
+    /// and challenges waiting) as it may (the server's `--max-games-per-player`). Finish a game
+    /// first.
+    TooManyPlayerGames = "TOO_MANY_PLAYER_GAMES",
+
     // ----- the rules: FAILED_PRECONDITION, from the engine's RuleError -----
     // Each says the action breaks a rule; the message names the rule and what would be legal
     // instead. A client chooses another action (the prompt lists the legal ones: a listed

@@ -141,6 +141,10 @@ pub struct Config {
     max_bot_think: Duration,
     max_bot_iterations: u32,
     bot_threads: usize,
+    max_seeks_per_player: usize,
+    max_games_per_player: usize,
+    challenge_timeout: Duration,
+    player_events_kept: usize,
 }
 
 /// The production defaults: each is the default of the binary's flag of the same name, and
@@ -176,6 +180,10 @@ impl Default for Config {
             max_bot_think: Duration::from_millis(200),
             max_bot_iterations: 4000,
             bot_threads: half_the_cores(),
+            max_seeks_per_player: 16,
+            max_games_per_player: 64,
+            challenge_timeout: Duration::from_secs(300),
+            player_events_kept: 1024,
         }
     }
 }
@@ -248,6 +256,29 @@ impl Config {
     /// ([`ConfigBuilder::address_requests_per_second`]).
     pub fn address_requests_per_second(&self) -> f64 {
         self.address_requests_per_second
+    }
+
+    /// The most seeks and pending challenges of one player
+    /// ([`ConfigBuilder::max_seeks_per_player`]).
+    pub fn max_seeks_per_player(&self) -> usize {
+        self.max_seeks_per_player
+    }
+
+    /// The most unfinished lobby games of one player, its seeks and challenges counted
+    /// ([`ConfigBuilder::max_games_per_player`]).
+    pub fn max_games_per_player(&self) -> usize {
+        self.max_games_per_player
+    }
+
+    /// How long a challenge waits for its answers ([`ConfigBuilder::challenge_timeout`]).
+    pub fn challenge_timeout(&self) -> Duration {
+        self.challenge_timeout
+    }
+
+    /// The events of each player kept for WatchPlayer's resume
+    /// ([`ConfigBuilder::player_events_kept`]).
+    pub fn player_events_kept(&self) -> usize {
+        self.player_events_kept
     }
 
     /// The most watch streams of one seat token ([`ConfigBuilder::max_watchers_per_token`]).
@@ -428,6 +459,34 @@ impl ConfigBuilder {
     /// one). Default: 8.
     pub fn max_watchers_per_token(mut self, n: usize) -> Self {
         self.config.max_watchers_per_token = n;
+        self
+    }
+
+    /// The most seeks (open Seek streams) and pending challenges one player may hold at once;
+    /// at least 1. Default: 16.
+    pub fn max_seeks_per_player(mut self, n: usize) -> Self {
+        self.config.max_seeks_per_player = n;
+        self
+    }
+
+    /// The most lobby games one player may sit in unfinished at once, counting its seeks and
+    /// the challenges it is part of that wait; at least 1. Default: 64.
+    pub fn max_games_per_player(mut self, n: usize) -> Self {
+        self.config.max_games_per_player = n;
+        self
+    }
+
+    /// How long a challenge waits for every invited player's answer before it expires;
+    /// [`SHORTEST_PERIOD`] to [`LONGEST`]. Default: 5 minutes.
+    pub fn challenge_timeout(mut self, d: Duration) -> Self {
+        self.config.challenge_timeout = d;
+        self
+    }
+
+    /// How many of each player's last events the server keeps (in memory and in storage) for
+    /// a WatchPlayer stream to resume from; 16 to [`LARGEST_WATCH_BUFFER`]. Default: 1024.
+    pub fn player_events_kept(mut self, n: usize) -> Self {
+        self.config.player_events_kept = n;
         self
     }
 
@@ -708,6 +767,34 @@ impl ConfigBuilder {
                     "{} is outside 1 to {MOST_BOT_THREADS}: give how many bots' moves may \
                      think at once (each takes a core)",
                     c.bot_threads
+                ),
+            ));
+        }
+        at_least(
+            "max_seeks_per_player",
+            c.max_seeks_per_player,
+            1,
+            "seeks (no player could seek a game)",
+        )?;
+        at_least(
+            "max_games_per_player",
+            c.max_games_per_player,
+            1,
+            "games (no player could play in the lobby)",
+        )?;
+        period("challenge_timeout", c.challenge_timeout)?;
+        at_least(
+            "player_events_kept",
+            c.player_events_kept,
+            SMALLEST_WATCH_BUFFER,
+            "events (a player's stream could not resume after a short break)",
+        )?;
+        if c.player_events_kept > LARGEST_WATCH_BUFFER {
+            return Err(ConfigError::new(
+                "player_events_kept",
+                format!(
+                    "{} events is more than the {LARGEST_WATCH_BUFFER} a player may keep: give fewer",
+                    c.player_events_kept
                 ),
             ));
         }

@@ -92,6 +92,23 @@ pub struct Flags {
     #[arg(long, env = "CANASTA_MAX_WATCHERS_PER_TOKEN", default_value_t = defaults().max_watchers_per_token())]
     pub max_watchers_per_token: usize,
 
+    /// Most seeks (open Seek streams) and pending challenges one player may hold at once.
+    #[arg(long, env = "CANASTA_MAX_SEEKS_PER_PLAYER", default_value_t = defaults().max_seeks_per_player())]
+    pub max_seeks_per_player: usize,
+
+    /// Most unfinished lobby games one player may sit in, its seeks and waiting challenges
+    /// counted.
+    #[arg(long, env = "CANASTA_MAX_GAMES_PER_PLAYER", default_value_t = defaults().max_games_per_player())]
+    pub max_games_per_player: usize,
+
+    /// Seconds a challenge waits for every invited player's answer before it expires.
+    #[arg(long, env = "CANASTA_CHALLENGE_TIMEOUT_SECS", default_value_t = secs(defaults().challenge_timeout()), value_parser = seconds)]
+    pub challenge_timeout_secs: f64,
+
+    /// Each player's last events kept for its WatchPlayer stream to resume from.
+    #[arg(long, env = "CANASTA_PLAYER_EVENTS_KEPT", default_value_t = defaults().player_events_kept())]
+    pub player_events_kept: usize,
+
     /// Most spectator watch streams (without a seat token) one IP address may hold open.
     #[arg(long, env = "CANASTA_MAX_WATCHERS_PER_ADDRESS", default_value_t = defaults().max_watchers_per_address())]
     pub max_watchers_per_address: usize,
@@ -330,6 +347,10 @@ impl Flags {
             .address_requests_per_second(self.address_requests_per_second)
             .max_watchers_per_token(self.max_watchers_per_token)
             .max_watchers_per_address(self.max_watchers_per_address)
+            .max_seeks_per_player(self.max_seeks_per_player)
+            .max_games_per_player(self.max_games_per_player)
+            .challenge_timeout(duration(self.challenge_timeout_secs))
+            .player_events_kept(self.player_events_kept)
             .heartbeat(duration(self.heartbeat_secs))
             .watch_buffer(self.watch_buffer)
             .watch_send_timeout(duration(self.watch_send_timeout_secs))

@@ -43,6 +43,7 @@ pub mod bots;
 pub mod config;
 pub mod connections;
 pub mod errors;
+pub mod lobby;
 pub mod local;
 pub mod message_limit;
 pub mod metrics;
@@ -61,6 +62,7 @@ use std::time::Duration;
 
 use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_server::CanastaServiceServer;
+use canasta_proto::v1::lobby_service_server::LobbyServiceServer;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
@@ -362,9 +364,23 @@ pub async fn serve(
         tokio::spawn(metrics::serve(metrics_listener, metrics.clone()));
     }
     let (stop, stopped) = watch::channel(false);
-    let service = Service::new(registry, config.clone(), metrics.clone(), stopped.clone());
+    let lobby = lobby::Lobby::new(
+        registry.clone(),
+        store.clone(),
+        config.clone(),
+        loaded.lobby,
+        stopped.clone(),
+    );
+    let service = Arc::new(Service::new(
+        registry,
+        lobby,
+        config.clone(),
+        metrics.clone(),
+        stopped.clone(),
+    ));
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<CanastaServiceServer<Service>>().await;
+    health.set_serving::<LobbyServiceServer<Service>>().await;
     let reflection = || {
         tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(v1::FILE_DESCRIPTOR_SET)
@@ -403,7 +419,13 @@ pub async fn serve(
     // The transport refuses a request over the limit from its frame header, before reading
     // its body; MessageLimit gives that refusal the service's reason.
     let canasta = MessageLimit::new(
-        CanastaServiceServer::new(service).max_decoding_message_size(config.max_message_bytes()),
+        CanastaServiceServer::from_arc(service.clone())
+            .max_decoding_message_size(config.max_message_bytes()),
+        config.max_message_bytes(),
+        metrics.clone(),
+    );
+    let lobby = MessageLimit::new(
+        LobbyServiceServer::from_arc(service).max_decoding_message_size(config.max_message_bytes()),
         config.max_message_bytes(),
         metrics,
     );
@@ -413,6 +435,7 @@ pub async fn serve(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(canasta)
+        .add_service(lobby)
         .serve_with_incoming_shutdown(incoming(listener, open.clone(), &config), shutdown);
     // After the signal the transport waits for every connection to close: a client that
     // ignores the GOAWAY (or is frozen) would hold the exit forever. Its requests in flight

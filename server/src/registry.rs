@@ -237,20 +237,6 @@ impl Registry {
                 Duration::from_secs(30),
             )
         })?;
-        // An unknown policy is refused even without a budget (where it would never act), as
-        // every unknown enum value is; the actor checks the rest of the time control.
-        if let Some(tc) = &request.time_control
-            && v1::TimeoutPolicy::try_from(tc.policy).is_err()
-        {
-            return Err(ApiError::invalid(
-                Reason::InvalidEnum,
-                "time_control.policy",
-                format!(
-                    "policy {} is not a TimeoutPolicy: send TIMEOUT_POLICY_FALLBACK_MOVE or TIMEOUT_POLICY_FORFEIT",
-                    tc.policy
-                ),
-            ));
-        }
         crate::actor::check_time_control(request.time_control.as_ref(), &self.config)?;
         // The bots after the rules they sit at: rules that do not read are refused below, as
         // in a game without bots.

@@ -25,6 +25,7 @@
 //! is acknowledged (see [`FileWatch`]).
 
 mod crc32c;
+pub mod lobby;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -40,6 +41,7 @@ use rusqlite::wal::CheckpointMode;
 use rusqlite::{Connection, MAIN_DB, OpenFlags, params};
 
 use crc32c::Crc32c;
+pub use lobby::{LobbyGameRow, LobbyLoaded, LobbyOp, PlayerRow, RatingRow};
 use tokio::sync::oneshot;
 
 /// One entry of a game's log, as stored.
@@ -224,6 +226,8 @@ pub struct Loaded {
     /// Rows that belong to no game that could be told: their key cannot be read, or they fail
     /// their checksum and match no game's. Skipped (and logged), left in the database.
     pub bad_rows: Vec<BadRow>,
+    /// The lobby's players, ratings, records and events.
+    pub lobby: LobbyLoaded,
 }
 
 /// A stored row that is not read into any game.
@@ -283,6 +287,11 @@ enum Write {
         crc: u32,
         ack: oneshot::Sender<Result<(), StoreError>>,
     },
+    /// Changes to the lobby's tables, committed together.
+    Lobby {
+        ops: Vec<LobbyOp>,
+        ack: oneshot::Sender<Result<(), StoreError>>,
+    },
 }
 
 /// The handle to storage; cheap to clone.
@@ -340,7 +349,8 @@ impl Store {
         ))
         .map_err(err)?;
         migrate(&conn, path)?;
-        let loaded = load(&conn, path).map_err(err)?;
+        let mut loaded = load(&conn, path).map_err(err)?;
+        loaded.lobby = lobby::load(&conn).map_err(err)?;
         // Where each stored log ends; a damaged game's log is closed to new entries.
         let mut ends: LogEnds = loaded
             .games
@@ -452,6 +462,38 @@ impl Store {
         .await
     }
 
+    /// Queues changes to the lobby's tables, at once and in the order of the calls (the
+    /// caller may hold a lock meanwhile); the answer says when they are committed. In memory
+    /// mode nothing is written and the answer is ready.
+    pub fn lobby(
+        &self,
+        ops: Vec<LobbyOp>,
+    ) -> impl std::future::Future<Output = Result<(), StoreError>> + Send + use<> {
+        let queued = if self.faults.failing() {
+            Err(StoreError(
+                "the database refuses writes (a fault injected by a test)".into(),
+            ))
+        } else {
+            match &self.tx {
+                None => Ok(None),
+                Some(tx) => {
+                    let (ack, done) = oneshot::channel();
+                    tx.send(ToWriter::Write(Write::Lobby { ops, ack }))
+                        .map(|_| Some(done))
+                        .map_err(|_| StoreError("the storage thread has stopped".into()))
+                }
+            }
+        };
+        async move {
+            match queued? {
+                None => Ok(()),
+                Some(done) => done
+                    .await
+                    .map_err(|_| StoreError("the storage thread has stopped".into()))?,
+            }
+        }
+    }
+
     /// Closes the storage, for every clone of this store: what was queued before is
     /// committed, the database is closed (and free for another server) when this returns, and
     /// later writes fail.
@@ -515,7 +557,10 @@ fn db_error(path: &Path, e: rusqlite::Error) -> StoreError {
 /// ([`game_crc`], [`entry_crc`]). Opening an older database computes it for every row, once, in
 /// the transaction that changes the layout: a row damaged before then is not told apart (its
 /// checksum is of the damaged bytes), every change after is.
-const SCHEMA_VERSION: i64 = 3;
+///
+/// Version 4: the lobby's tables ([`lobby`]): players, ratings, records, events and pending
+/// lobby games. An older database gains them, empty.
+const SCHEMA_VERSION: i64 = 4;
 
 /// The checksum of a `games` row: its id, creation time and request.
 pub fn game_crc(id: &[u8], created_ms: i64, request: &[u8]) -> u32 {
@@ -584,9 +629,10 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
              entry BLOB NOT NULL,
              crc INTEGER
          );
+         {}
          {}",
-        // Version 2 rows have no checksum.
-        if has_games {
+        // Version 2 rows have no checksum (version 3 has them).
+        if has_games && version < 3 {
             "ALTER TABLE games ADD COLUMN crc INTEGER;"
         } else {
             ""
@@ -609,6 +655,7 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
         } else {
             ""
         },
+        lobby::TABLES,
     ))
     .map_err(err)?;
     // The checksums of the rows there are, computed over their bytes as they are (as load
@@ -954,6 +1001,7 @@ impl Write {
                 }
                 staged.insert(id, u64::from(first.is_some()));
             }
+            Write::Lobby { .. } => {}
             Write::Entry { game_id, n, .. } => {
                 let next = staged
                     .get(game_id.as_str())
@@ -975,16 +1023,18 @@ impl Write {
         Ok(())
     }
 
-    fn game_id(&self) -> &str {
+    /// The game the write is to, if it is to one.
+    fn game_id(&self) -> Option<&str> {
         match self {
-            Write::Game { id, .. } => id,
-            Write::Entry { game_id, .. } => game_id,
+            Write::Game { id, .. } => Some(id),
+            Write::Entry { game_id, .. } => Some(game_id),
+            Write::Lobby { .. } => None,
         }
     }
 
     fn ack(self) -> oneshot::Sender<Result<(), StoreError>> {
         match self {
-            Write::Game { ack, .. } | Write::Entry { ack, .. } => ack,
+            Write::Game { ack, .. } | Write::Entry { ack, .. } | Write::Lobby { ack, .. } => ack,
         }
     }
 }
@@ -1263,8 +1313,9 @@ fn write_batch(
                     let mut staged = HashMap::new();
                     w.check_order(ends, &mut staged)?;
                     commit(conn, std::iter::once(w)).map_err(|e| db_error(path, e))?;
-                    let next = staged[w.game_id()];
-                    ends.insert(w.game_id().to_string(), next);
+                    if let Some(id) = w.game_id() {
+                        ends.insert(id.to_string(), staged[id]);
+                    }
                     Ok(())
                 })
                 .collect()
@@ -1312,6 +1363,7 @@ fn commit<'a>(
                 } => {
                     entry.execute(params![game_id, *n as i64, e, crc])?;
                 }
+                Write::Lobby { ops, .. } => lobby::commit(&tx, ops)?,
             }
         }
     }
@@ -1416,6 +1468,97 @@ mod tests {
         assert!(loaded.damaged.is_empty() && loaded.bad_rows.is_empty());
         assert_eq!(loaded.games.len(), 1);
         assert_eq!(loaded.games[0].entries, vec![created, leave]);
+    }
+
+    // A database of layout 3 (main's before the lobby) opens, keeps its games and gains the
+    // lobby's tables; the lobby's rows written then read back: players, ratings, records (the
+    // last ones and the counts), the kept tail of events, and the pending games (a done game
+    // is pending no more).
+    #[tokio::test]
+    async fn a_layout_3_database_gains_the_lobby_s_tables_and_its_rows_read_back() {
+        let (_dir, path) = temp_db("lobby");
+        {
+            let (mut store, _) = Store::open(&path, false).unwrap();
+            store
+                .create_game("g", 1, &v1::CreateGameRequest::default())
+                .await
+                .unwrap();
+            store.close();
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "DROP TABLE players; DROP TABLE player_ratings; DROP TABLE player_games;
+                 DROP TABLE player_events; DROP TABLE lobby_games; PRAGMA user_version = 3;",
+            )
+            .unwrap();
+        }
+        let (mut store, loaded) = Store::open(&path, false).unwrap();
+        assert_eq!(loaded.games.len(), 1);
+        assert!(loaded.lobby.players.is_empty());
+        let player = |id: u32| {
+            LobbyOp::Player(PlayerRow {
+                id,
+                name: format!("p{id}"),
+                key_hash: [id as u8; 32],
+                house: id == 1,
+                created_ms: 5,
+            })
+        };
+        let mut ops = vec![player(0), player(1)];
+        ops.push(LobbyOp::Rating(RatingRow {
+            player: 0,
+            preset: 1,
+            player_count: 4,
+            mu: 26.5,
+            sigma: 7.0,
+            games: 1,
+            wins: 1,
+        }));
+        for (i, won) in [true, false, true].into_iter().enumerate() {
+            ops.push(LobbyOp::Played {
+                player: 0,
+                won,
+                game: vec![i as u8],
+            });
+        }
+        for seq in 1..=5 {
+            ops.push(LobbyOp::Event {
+                player: 1,
+                seq,
+                event: vec![seq as u8],
+                keep: 3,
+            });
+        }
+        for id in ["a", "b"] {
+            ops.push(LobbyOp::GameStarted {
+                game_id: id.into(),
+                row: LobbyGameRow {
+                    players: vec![0, 1],
+                    rated: true,
+                },
+            });
+        }
+        ops.push(LobbyOp::GameDone {
+            game_id: "a".into(),
+        });
+        store.lobby(ops).await.unwrap();
+        store.close();
+        let (_store, loaded) = Store::open(&path, false).unwrap();
+        let lobby = loaded.lobby;
+        let names: Vec<_> = lobby
+            .players
+            .iter()
+            .map(|p| (p.id, p.name.as_str(), p.house))
+            .collect();
+        assert_eq!(names, vec![(0, "p0", false), (1, "p1", true)]);
+        assert_eq!(lobby.players[1].key_hash, [1; 32]);
+        assert_eq!(lobby.ratings.len(), 1);
+        assert_eq!((lobby.ratings[0].mu, lobby.ratings[0].wins), (26.5, 1));
+        assert_eq!(lobby.counts, vec![(0, 3, 2)]);
+        assert_eq!(lobby.recent, vec![(0, vec![0]), (0, vec![1]), (0, vec![2])]);
+        let events: Vec<u64> = lobby.events.iter().map(|e| e.1).collect();
+        assert_eq!(events, vec![3, 4, 5], "the last 3 are kept");
+        assert_eq!(lobby.games.len(), 1);
+        assert_eq!(lobby.games[0].0, "b");
     }
 
     // A database of the first layout (entries keyed by game and number, no user_version) is

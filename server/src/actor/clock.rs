@@ -95,10 +95,24 @@ impl Clock {
 /// changes no stored game.
 pub const ABANDON_AFTER: u32 = 3;
 
-/// A check of a new game's time control against the server's bounds (`--min-move-budget-ms`,
-/// `--max-move-budget-ms`); 0, no time control, passes. Games restored from storage are not
+/// A check of a new game's time control (CreateGame's, a seek's, a challenge's): its policy is
+/// a known one, even without a budget (where it would never act), as every unknown enum value
+/// is refused; its budget is within the server's bounds (`--min-move-budget-ms`,
+/// `--max-move-budget-ms`), 0 (no time control) passes. Games restored from storage are not
 /// checked: they run at the nearest bound.
 pub fn check_time_control(tc: Option<&v1::TimeControl>, config: &Config) -> Result<(), ApiError> {
+    if let Some(tc) = tc
+        && v1::TimeoutPolicy::try_from(tc.policy).is_err()
+    {
+        return Err(ApiError::invalid(
+            Reason::InvalidEnum,
+            "time_control.policy",
+            format!(
+                "policy {} is not a TimeoutPolicy: send TIMEOUT_POLICY_FALLBACK_MOVE or TIMEOUT_POLICY_FORFEIT",
+                tc.policy
+            ),
+        ));
+    }
     let Some(ms) = tc.map(|tc| tc.move_budget_ms).filter(|&ms| ms > 0) else {
         return Ok(());
     };

@@ -48,7 +48,7 @@ use std::time::Instant;
 use canasta_engine::{Action, Event, Game, RuleError, Rules, Seat, Setup, Side};
 use canasta_proto::convert;
 use canasta_proto::v1;
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tonic::Code;
 
 use crate::auth::{SeatIds, Token};
@@ -173,6 +173,9 @@ pub struct GameHandle {
     pub summary: Arc<Mutex<v1::GameSummary>>,
     /// The fingerprints of the seats' tokens, kept current by the actor.
     pub seats: Arc<SeatIds>,
+    /// True once the match is over (the summary then holds the final result): the lobby waits
+    /// on it to rate its games.
+    pub finished: watch::Receiver<bool>,
     tx: mpsc::Sender<Command>,
 }
 
@@ -279,6 +282,8 @@ pub struct Actor {
 
     // The summary (`summary.rs`) and the registry's hold on the game.
     summary: Arc<Mutex<v1::GameSummary>>,
+    /// Set once the match is over, after the summary (see [`GameHandle::finished`]).
+    finished: watch::Sender<bool>,
     /// The registry's index of games by status, and this game's place in it: kept current by
     /// [`Actor::refresh_summary`].
     listed: Option<(Arc<StatusIndex>, usize)>,
@@ -362,6 +367,7 @@ impl Actor {
             live: None,
             watchers: Arc::new(Watchers::default()),
             summary: Arc::new(Mutex::new(v1::GameSummary::default())),
+            finished: watch::Sender::new(false),
             listed: None,
             slot: None,
             config,
@@ -408,6 +414,7 @@ impl Actor {
             created_ms: self.created_ms,
             summary: self.summary.clone(),
             seats: self.seat_ids.clone(),
+            finished: self.finished.subscribe(),
             tx,
         };
         tokio::spawn(self.run(rx));

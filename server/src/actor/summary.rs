@@ -100,6 +100,10 @@ impl Actor {
         // The summary's lock is released before the index is taken: a listing holds the
         // index while it reads summaries.
         let was = std::mem::replace(&mut *self.summary.lock().expect("not poisoned"), summary);
+        if now == v1::GameStatus::Finished as i32 {
+            self.finished
+                .send_if_modified(|finished| !std::mem::replace(finished, true));
+        }
         if was.status != now
             && let Some((index, place)) = &self.listed
         {

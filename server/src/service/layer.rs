@@ -60,11 +60,27 @@ pub enum Method {
     ExportGame,
     /// `DescribeRules`.
     DescribeRules,
+    /// `LobbyService.RegisterPlayer`.
+    RegisterPlayer,
+    /// `LobbyService.Seek` (a server stream).
+    Seek,
+    /// `LobbyService.CreateChallenge`.
+    CreateChallenge,
+    /// `LobbyService.AnswerChallenge`.
+    AnswerChallenge,
+    /// `LobbyService.CancelChallenge`.
+    CancelChallenge,
+    /// `LobbyService.WatchPlayer` (a server stream).
+    WatchPlayer,
+    /// `LobbyService.GetPlayer`.
+    GetPlayer,
+    /// `LobbyService.GetLeaderboard`.
+    GetLeaderboard,
 }
 
 impl Method {
     /// Every method.
-    pub const ALL: [Method; 14] = [
+    pub const ALL: [Method; 22] = [
         Method::CreateGame,
         Method::CancelGame,
         Method::ListGames,
@@ -79,9 +95,17 @@ impl Method {
         Method::GetScores,
         Method::ExportGame,
         Method::DescribeRules,
+        Method::RegisterPlayer,
+        Method::Seek,
+        Method::CreateChallenge,
+        Method::AnswerChallenge,
+        Method::CancelChallenge,
+        Method::WatchPlayer,
+        Method::GetPlayer,
+        Method::GetLeaderboard,
     ];
 
-    /// The method's name in `canasta.v1.CanastaService`.
+    /// The method's name in its service (the names of the two services' methods differ).
     pub fn name(self) -> &'static str {
         match self {
             Method::CreateGame => "CreateGame",
@@ -98,18 +122,42 @@ impl Method {
             Method::GetScores => "GetScores",
             Method::ExportGame => "ExportGame",
             Method::DescribeRules => "DescribeRules",
+            Method::RegisterPlayer => "RegisterPlayer",
+            Method::Seek => "Seek",
+            Method::CreateChallenge => "CreateChallenge",
+            Method::AnswerChallenge => "AnswerChallenge",
+            Method::CancelChallenge => "CancelChallenge",
+            Method::WatchPlayer => "WatchPlayer",
+            Method::GetPlayer => "GetPlayer",
+            Method::GetLeaderboard => "GetLeaderboard",
         }
     }
 
-    /// The method a request's HTTP path names (`/canasta.v1.CanastaService/GetGame`), if it
-    /// names one of the service's.
+    /// The full name of the method's service: `canasta.v1.CanastaService` or
+    /// `canasta.v1.LobbyService`.
+    pub fn service(self) -> &'static str {
+        use canasta_proto::v1::canasta_service_server::SERVICE_NAME as GAMES;
+        use canasta_proto::v1::lobby_service_server::SERVICE_NAME as LOBBY;
+        match self {
+            Method::RegisterPlayer
+            | Method::Seek
+            | Method::CreateChallenge
+            | Method::AnswerChallenge
+            | Method::CancelChallenge
+            | Method::WatchPlayer
+            | Method::GetPlayer
+            | Method::GetLeaderboard => LOBBY,
+            _ => GAMES,
+        }
+    }
+
+    /// The method a request's HTTP path names (`/canasta.v1.CanastaService/GetGame`,
+    /// `/canasta.v1.LobbyService/Seek`), if it names one of the services'.
     pub fn from_path(path: &str) -> Option<Method> {
-        use canasta_proto::v1::canasta_service_server::SERVICE_NAME;
-        let name = path
-            .strip_prefix('/')?
-            .strip_prefix(SERVICE_NAME)?
-            .strip_prefix('/')?;
-        Method::ALL.into_iter().find(|m| m.name() == name)
+        let (service, name) = path.strip_prefix('/')?.split_once('/')?;
+        Method::ALL
+            .into_iter()
+            .find(|m| m.name() == name && m.service() == service)
     }
 }
 
@@ -240,7 +288,7 @@ impl Service {
 
     /// The checks every call passes first: the server is not stopping, and the token's form
     /// (a malformed one is charged to the address).
-    fn admit_any<M>(&self, request: &Request<M>) -> Result<Option<Token>, ApiError> {
+    pub(super) fn admit_any<M>(&self, request: &Request<M>) -> Result<Option<Token>, ApiError> {
         if *self.shutdown.borrow() {
             return Err(ApiError::new(
                 Code::Unavailable,
@@ -300,7 +348,7 @@ impl Service {
 }
 
 /// The peer's IP address, if the call came over a socket.
-fn peer<T>(request: &Request<T>) -> Option<IpAddr> {
+pub(super) fn peer<T>(request: &Request<T>) -> Option<IpAddr> {
     request.remote_addr().map(|a| a.ip())
 }
 
@@ -405,9 +453,15 @@ mod tests {
     #[test]
     fn a_path_names_a_method_of_the_service_or_none() {
         for m in Method::ALL {
-            let path = format!("/canasta.v1.CanastaService/{}", m.name());
+            let path = format!("/{}/{}", m.service(), m.name());
             assert_eq!(Method::from_path(&path), Some(m));
         }
+        assert_eq!(
+            Method::from_path("/canasta.v1.LobbyService/Seek"),
+            Some(Method::Seek)
+        );
+        assert_eq!(Method::from_path("/canasta.v1.CanastaService/Seek"), None);
+        assert_eq!(Method::from_path("/canasta.v1.LobbyService/GetGame"), None);
         for path in [
             "/canasta.v1.CanastaService/Nope",
             "/grpc.health.v1.Health/Check",

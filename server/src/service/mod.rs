@@ -5,6 +5,7 @@
 //! running are in [`streams`].
 
 mod layer;
+mod lobby;
 mod streams;
 
 use std::pin::Pin;
@@ -24,6 +25,7 @@ use crate::actor::{Command, GameHandle, Subscription};
 use crate::auth::Token;
 use crate::config::Config;
 use crate::errors::ApiError;
+use crate::lobby::Lobby;
 use crate::metrics::Metrics;
 use crate::ratelimit::{Client, RequestLimits, StreamLimiter, StreamSlot, keep_swept};
 use crate::registry::Registry;
@@ -35,6 +37,8 @@ pub use layer::Method;
 /// The `canasta.v1.CanastaService` implementation.
 pub struct Service {
     registry: Arc<Registry>,
+    /// The lobby (`canasta.v1.LobbyService`'s work).
+    lobby: Arc<Lobby>,
     /// Request rates, by seat token and by address (who pays for what: [`layer`]).
     limits: Arc<RequestLimits>,
     streams: StreamLimiter,
@@ -51,6 +55,7 @@ impl Service {
     /// sweeps the rate limits' idle budgets (until `shutdown`, or until the service is dropped).
     pub fn new(
         registry: Arc<Registry>,
+        lobby: Arc<Lobby>,
         config: Arc<Config>,
         metrics: Arc<Metrics>,
         shutdown: watch::Receiver<bool>,
@@ -65,6 +70,7 @@ impl Service {
         }
         Service {
             registry,
+            lobby,
             limits,
             streams: StreamLimiter::new(
                 config.max_watchers_per_token(),
@@ -586,8 +592,15 @@ mod tests {
             metrics.clone(),
         ));
         let (stop, stopped) = watch::channel(false);
+        let lobby = Lobby::new(
+            registry.clone(),
+            Store::memory(),
+            config.clone(),
+            Default::default(),
+            stopped.clone(),
+        );
         (
-            Service::new(registry.clone(), config, metrics, stopped),
+            Service::new(registry.clone(), lobby, config, metrics, stopped),
             registry,
             stop,
         )

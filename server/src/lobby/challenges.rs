@@ -1,0 +1,353 @@
+//! Challenges: a player invites named players to a game with its rules, time control and seats;
+//! each answers; one decline ends it, the last accept starts the game; unanswered, it expires
+//! after `--challenge-timeout-secs`. Every change is an event on each of its players' streams.
+//!
+//! Pending challenges live in memory only: a restart forgets them (its players challenge
+//! again). An ended challenge is kept for another `--challenge-timeout-secs`, so that a late
+//! answer is told it has ended (CHALLENGE_CLOSED) rather than that it never existed.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use canasta_proto::Reason;
+use canasta_proto::v1;
+use tonic::Code;
+
+use super::seeks::PlayerId;
+use super::{GameSpec, Lobby, Origin};
+use crate::actor::now_ms;
+use crate::errors::ApiError;
+use crate::store::LobbyOp;
+
+/// One challenge.
+struct Challenge {
+    wire: v1::Challenge,
+    spec: GameSpec,
+    /// The players, in seat order.
+    players: Vec<PlayerId>,
+    challenger: PlayerId,
+}
+
+/// The challenges the lobby holds, by id.
+#[derive(Default)]
+pub struct Challenges {
+    by_id: HashMap<String, Challenge>,
+}
+
+fn pending(c: &Challenge) -> bool {
+    c.wire.status == v1::ChallengeStatus::Pending as i32
+}
+
+fn not_found(id: &str) -> ApiError {
+    ApiError::new(
+        Code::NotFound,
+        Reason::ChallengeNotFound,
+        format!(
+            "there is no challenge {} (pending challenges are forgotten when the server \
+             restarts, ended ones after a while): challenge again",
+            canasta_engine::quote::quoted(id)
+        ),
+    )
+}
+
+fn closed(c: &v1::Challenge) -> ApiError {
+    let status = v1::ChallengeStatus::try_from(c.status)
+        .map(|s| s.as_str_name())
+        .unwrap_or("ENDED");
+    ApiError::new(
+        Code::FailedPrecondition,
+        Reason::ChallengeClosed,
+        format!(
+            "challenge {} has ended ({status}{}): nothing to answer",
+            c.challenge_id,
+            if c.game_id.is_empty() {
+                String::new()
+            } else {
+                format!(", game {}", c.game_id)
+            }
+        ),
+    )
+}
+
+impl Lobby {
+    /// Makes a challenge of `player`'s and tells its players.
+    pub fn create_challenge(
+        self: &Arc<Self>,
+        player: PlayerId,
+        r: v1::CreateChallengeRequest,
+    ) -> Result<v1::CreateChallengeResponse, ApiError> {
+        let spec = GameSpec::check(
+            r.rules.as_ref(),
+            r.time_control.as_ref(),
+            r.rated,
+            &self.config,
+        )?;
+        let seats = spec.layout.seats();
+        let bad = |message: String| ApiError::invalid(Reason::BadSeats, "seats", message);
+        if r.seats.len() != seats {
+            return Err(bad(format!(
+                "{} names for {seats} seats: name every seat's player, yourself among them",
+                r.seats.len()
+            )));
+        }
+        let mut st = self.state();
+        let mut players = Vec::with_capacity(seats);
+        for name in &r.seats {
+            let id = Lobby::find_name(&st, name, Reason::BadSeats, "seats")?;
+            if players.contains(&id) {
+                return Err(bad(format!(
+                    "{} is named twice: a player takes one seat",
+                    canasta_engine::quote::quoted(name)
+                )));
+            }
+            players.push(id);
+        }
+        if !players.contains(&player) {
+            return Err(bad(
+                "the challenger is not seated: name yourself at the seat you take".into(),
+            ));
+        }
+        self.check_limits(&st.players[&player])?;
+        let id = format!("c{:016x}", rand::random::<u64>());
+        let timeout = self.config.challenge_timeout();
+        let wire = v1::Challenge {
+            challenge_id: id.clone(),
+            challenger: st.players[&player].name.clone(),
+            rules: Some(spec.rules.clone()),
+            time_control: spec.time_control,
+            rated: spec.rated,
+            seats: players
+                .iter()
+                .map(|p| v1::ChallengeSeat {
+                    player: st.players[p].name.clone(),
+                    answer: if *p == player {
+                        v1::ChallengeAnswer::Accepted
+                    } else {
+                        v1::ChallengeAnswer::Pending
+                    } as i32,
+                })
+                .collect(),
+            status: v1::ChallengeStatus::Pending as i32,
+            game_id: String::new(),
+            expires_unix_ms: now_ms().saturating_add(timeout.as_millis() as i64),
+            note: String::new(),
+        };
+        st.players
+            .get_mut(&player)
+            .expect("a player")
+            .challenges_made += 1;
+        for p in &players {
+            st.players.get_mut(p).expect("a player").challenges_in += 1;
+        }
+        st.challenges.by_id.insert(
+            id.clone(),
+            Challenge {
+                wire: wire.clone(),
+                spec,
+                players: players.clone(),
+                challenger: player,
+            },
+        );
+        let ops = self.tell(&mut st, &players, &wire);
+        drop(self.store.lobby(ops));
+        drop(st);
+        let lobby = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(timeout).await;
+            lobby.end(&id, v1::ChallengeStatus::Expired, String::new());
+            // Kept a while, so that a late answer hears it has ended.
+            tokio::time::sleep(timeout).await;
+            lobby.state().challenges.by_id.remove(&id);
+        });
+        Ok(v1::CreateChallengeResponse {
+            challenge: Some(wire),
+        })
+    }
+
+    /// The events telling `players` of a challenge's state.
+    fn tell(
+        &self,
+        st: &mut super::State,
+        players: &[PlayerId],
+        wire: &v1::Challenge,
+    ) -> Vec<LobbyOp> {
+        players
+            .iter()
+            .map(|p| self.push_event(st, *p, v1::player_event::Kind::Challenge(wire.clone())))
+            .collect()
+    }
+
+    /// Ends a pending challenge with `status` (nothing if it has ended); frees its players'
+    /// counts and tells them.
+    fn end(&self, id: &str, status: v1::ChallengeStatus, note: String) -> Option<v1::Challenge> {
+        let mut st = self.state();
+        let c = st.challenges.by_id.get_mut(id)?;
+        if !pending(c) {
+            return None;
+        }
+        c.wire.status = status as i32;
+        c.wire.note = note;
+        let (wire, players, challenger) = (c.wire.clone(), c.players.clone(), c.challenger);
+        if let Some(p) = st.players.get_mut(&challenger) {
+            p.challenges_made -= 1;
+        }
+        for p in &players {
+            if let Some(p) = st.players.get_mut(p) {
+                p.challenges_in -= 1;
+            }
+        }
+        let ops = self.tell(&mut st, &players, &wire);
+        drop(self.store.lobby(ops));
+        Some(wire)
+    }
+
+    /// An invited player's answer; the last accept starts the game (answered once it has).
+    pub async fn answer_challenge(
+        self: &Arc<Self>,
+        player: PlayerId,
+        r: v1::AnswerChallengeRequest,
+    ) -> Result<v1::AnswerChallengeResponse, ApiError> {
+        if r.challenge_id.is_empty() {
+            return Err(ApiError::invalid(
+                Reason::MissingField,
+                "challenge_id",
+                "challenge_id is required: name the challenge (your WatchPlayer stream gives it)",
+            ));
+        }
+        let start = {
+            let mut st = self.state();
+            let c = st
+                .challenges
+                .by_id
+                .get_mut(&r.challenge_id)
+                .ok_or_else(|| not_found(&r.challenge_id))?;
+            let Some(seat) = c.players.iter().position(|&p| p == player) else {
+                return Err(ApiError::new(
+                    Code::PermissionDenied,
+                    Reason::NotInvited,
+                    "this challenge does not invite you: answer only your own invitations",
+                ));
+            };
+            if c.challenger == player {
+                return Err(ApiError::new(
+                    Code::PermissionDenied,
+                    Reason::NotInvited,
+                    "you made this challenge (and accepted it so): CancelChallenge withdraws it",
+                ));
+            }
+            if !pending(c) {
+                return Err(closed(&c.wire));
+            }
+            if !r.accept {
+                c.wire.seats[seat].answer = v1::ChallengeAnswer::Declined as i32;
+                drop(st);
+                let wire = self
+                    .end(
+                        &r.challenge_id,
+                        v1::ChallengeStatus::Declined,
+                        String::new(),
+                    )
+                    .expect("pending");
+                return Ok(v1::AnswerChallengeResponse {
+                    challenge: Some(wire),
+                });
+            }
+            c.wire.seats[seat].answer = v1::ChallengeAnswer::Accepted as i32;
+            let all = c
+                .wire
+                .seats
+                .iter()
+                .all(|s| s.answer == v1::ChallengeAnswer::Accepted as i32);
+            if all {
+                // Started from now on: no other answer or cancel reaches it.
+                c.wire.status = v1::ChallengeStatus::Started as i32;
+                let (spec, players, challenger) = (c.spec.clone(), c.players.clone(), c.challenger);
+                if let Some(p) = st.players.get_mut(&challenger) {
+                    p.challenges_made -= 1;
+                }
+                for p in &players {
+                    let p = st.players.get_mut(p).expect("a player");
+                    p.challenges_in -= 1;
+                    p.games_open += 1;
+                }
+                Some((spec, players))
+            } else {
+                let (wire, players) = (c.wire.clone(), c.players.clone());
+                let ops = self.tell(&mut st, &players, &wire);
+                drop(self.store.lobby(ops));
+                return Ok(v1::AnswerChallengeResponse {
+                    challenge: Some(wire),
+                });
+            }
+        };
+        let (spec, players) = start.expect("all accepted");
+        let origins = vec![Origin::Challenge(r.challenge_id.clone()); players.len()];
+        let started = self.start_game(&spec, &players, &origins).await;
+        let mut st = self.state();
+        let Some(c) = st.challenges.by_id.get_mut(&r.challenge_id) else {
+            return Err(not_found(&r.challenge_id));
+        };
+        let outcome = match &started {
+            Ok(s) => {
+                c.wire.game_id = s.game.game_id.clone();
+                Ok(())
+            }
+            Err(e) => {
+                c.wire.status = v1::ChallengeStatus::Cancelled as i32;
+                c.wire.note = format!("the game could not be created: {}", e.message);
+                Err(e.clone())
+            }
+        };
+        let wire = c.wire.clone();
+        let ops = self.tell(&mut st, &players, &wire);
+        drop(self.store.lobby(ops));
+        outcome?;
+        Ok(v1::AnswerChallengeResponse {
+            challenge: Some(wire),
+        })
+    }
+
+    /// Withdraws a pending challenge, for its challenger.
+    pub fn cancel_challenge(
+        &self,
+        player: PlayerId,
+        r: v1::CancelChallengeRequest,
+    ) -> Result<v1::CancelChallengeResponse, ApiError> {
+        if r.challenge_id.is_empty() {
+            return Err(ApiError::invalid(
+                Reason::MissingField,
+                "challenge_id",
+                "challenge_id is required: name the challenge CreateChallenge returned",
+            ));
+        }
+        {
+            let st = self.state();
+            let c = st
+                .challenges
+                .by_id
+                .get(&r.challenge_id)
+                .ok_or_else(|| not_found(&r.challenge_id))?;
+            if c.challenger != player {
+                return Err(ApiError::new(
+                    Code::PermissionDenied,
+                    Reason::NotInvited,
+                    "only the player who made a challenge withdraws it: decline it with \
+                     AnswerChallenge",
+                ));
+            }
+            if !pending(c) {
+                return Err(closed(&c.wire));
+            }
+        }
+        let wire = self
+            .end(
+                &r.challenge_id,
+                v1::ChallengeStatus::Cancelled,
+                String::new(),
+            )
+            .ok_or_else(|| not_found(&r.challenge_id))?;
+        Ok(v1::CancelChallengeResponse {
+            challenge: Some(wire),
+        })
+    }
+}
