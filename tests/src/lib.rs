@@ -8,6 +8,7 @@
 //!
 //! A helper that more than one test file needs lives here, once.
 
+pub mod lobby;
 pub mod play;
 pub mod replica;
 pub mod wire;
@@ -550,10 +551,8 @@ pub async fn until_closed(mut stream: tokio::net::TcpStream) -> Vec<u8> {
     got
 }
 
-/// Reads the next message of a watch stream, with a time limit.
-pub async fn next_message(
-    stream: &mut tonic::Streaming<v1::WatchGameResponse>,
-) -> Option<v1::WatchGameResponse> {
+/// Reads the next message of a stream (a watch stream, a player's), with a time limit.
+pub async fn next_message<T>(stream: &mut tonic::Streaming<T>) -> Option<T> {
     tokio::time::timeout(Duration::from_secs(10), stream.next())
         .await
         .expect("a message within 10 s")

@@ -1,0 +1,662 @@
+//! The lobby end to end (`canasta.v1.LobbyService` through a real server on 127.0.0.1:0):
+//! seekers seated and playing to the end, a player in several games at once over one
+//! connection, challenges accepted and declined, rated games moving ratings, the leaderboard
+//! and records, a player's stream resumed without loss, and players and ratings kept across a
+//! restart. What each player is sent holds its own seat tokens only.
+
+use std::collections::BTreeMap;
+
+use canasta_engine::rng::Xoshiro256;
+use canasta_proto::v1;
+use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
+use canasta_proto::v1::lobby_service_client::LobbyServiceClient;
+use canasta_tests::lobby::*;
+use canasta_tests::*;
+use prost::Message;
+use tonic::Code;
+
+/// Plays a game to its end with seeded random legal actions; returns the final summary.
+async fn play_out(
+    client: &mut Client,
+    game_id: &str,
+    tokens: &[String],
+    seed: u64,
+) -> v1::GameSummary {
+    let mut rng = Xoshiro256::seed_from_u64(seed);
+    play_to_end(client, game_id, tokens, 200_000, |l| {
+        rng.below(l.actions.len() as u64) as usize
+    })
+    .await;
+    let summary = summary_of(client, game_id).await;
+    assert_eq!(summary.status, v1::GameStatus::Finished as i32);
+    summary
+}
+
+/// The seats' tokens of seated seeks of one game, in seat order.
+fn tokens_in_seat_order(seats: &[v1::SeekSeated]) -> Vec<String> {
+    let mut seats = seats.to_vec();
+    seats.sort_by_key(|s| s.seat);
+    seats.into_iter().map(|s| s.token).collect()
+}
+
+// Eight bots asking for four-player games are seated in two games (four distinct seats each,
+// every seat named after its player) and play them to the end; each player's stream tells it
+// of its game's start (with its own seat token, no other) and end, and its record counts it.
+#[tokio::test]
+async fn eight_seekers_of_four_player_games_sit_in_two_games_and_play_them_to_the_end() {
+    let server = TestServer::start().await;
+    let mut lobby = lobby(server.addr).await;
+    let mut client = server.client().await;
+    let mut keys = Vec::new();
+    let mut streams = Vec::new();
+    for i in 0..8 {
+        let key = register(&mut lobby, &format!("bot{i}")).await;
+        streams.push(watch_player(&mut lobby, &key, 0).await);
+        keys.push(key);
+    }
+    let mut seeks = Vec::new();
+    for key in &keys {
+        seeks.push(seek(&mut lobby, key, short_seek(4)).await);
+    }
+    let mut games: BTreeMap<String, Vec<(usize, v1::SeekSeated)>> = BTreeMap::new();
+    for (i, s) in seeks.iter_mut().enumerate() {
+        let seat = seated(s).await;
+        assert!(!seat.rated);
+        assert!(
+            s.message().await.expect("ends cleanly").is_none(),
+            "the seat is the last message"
+        );
+        games
+            .entry(seat.game_id.clone())
+            .or_default()
+            .push((i, seat));
+    }
+    assert_eq!(games.len(), 2, "{games:?}");
+    let all_tokens: Vec<String> = games
+        .values()
+        .flatten()
+        .map(|(_, s)| s.token.clone())
+        .collect();
+    for (n, (game_id, seats)) in games.iter().enumerate() {
+        let mut taken: Vec<u32> = seats.iter().map(|(_, s)| s.seat).collect();
+        taken.sort();
+        assert_eq!(taken, vec![0, 1, 2, 3]);
+        let summary = summary_of(&mut client, game_id).await;
+        assert_eq!(summary.status, v1::GameStatus::Playing as i32);
+        for (i, s) in seats {
+            assert_eq!(
+                summary.seats[s.seat as usize].display_name,
+                format!("bot{i}")
+            );
+        }
+        let seated: Vec<v1::SeekSeated> = seats.iter().map(|(_, s)| s.clone()).collect();
+        let end = play_out(
+            &mut client,
+            game_id,
+            &tokens_in_seat_order(&seated),
+            40 + n as u64,
+        )
+        .await;
+        assert_eq!(end.result.unwrap().end, v1::MatchEndKind::Target as i32);
+    }
+    for (game_id, seats) in &games {
+        for (i, seat) in seats {
+            let events = events_until(&mut streams[*i], 0, is_finished).await;
+            let Some(v1::player_event::Kind::GameStarted(started)) = &events[0].kind else {
+                panic!("the game's start first: {events:?}");
+            };
+            assert_eq!((&started.game_id, started.seat), (game_id, seat.seat));
+            assert_eq!(started.token, seat.token);
+            assert_eq!(started.seek_id, seat.seek_id);
+            assert_eq!(started.players.len(), 4);
+            // A player is sent its own seat's token, never another's.
+            let bytes: Vec<u8> = events.iter().flat_map(|e| e.encode_to_vec()).collect();
+            for other in all_tokens.iter().filter(|t| **t != seat.token) {
+                assert!(
+                    !contains(&bytes, other.as_bytes()),
+                    "bot{i} was sent another seat's token"
+                );
+            }
+            let Some(v1::player_event::Kind::GameFinished(finished)) = &events.last().unwrap().kind
+            else {
+                unreachable!()
+            };
+            assert_eq!(&finished.game_id, game_id);
+            assert!(finished.rating.is_none(), "an unrated game");
+            let record = lobby
+                .get_player(v1::GetPlayerRequest {
+                    name: format!("BOT{i}"),
+                    recent_games: 0,
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            assert_eq!(record.games, 1);
+            assert_eq!(record.wins, u32::from(finished.won));
+            assert_eq!(&record.recent_games[0].game_id, game_id);
+            assert!(record.ratings.is_empty(), "unrated games rate nothing");
+            // The record shows no token and no key.
+            let bytes = record.encode_to_vec();
+            for secret in all_tokens.iter().chain(&keys) {
+                assert!(!contains(&bytes, secret.as_bytes()));
+            }
+        }
+    }
+    server.stop().await;
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+// A player with three seeks open at once over one connection is seated in three games (never
+// twice in one) and plays them concurrently to their ends over that same connection.
+#[tokio::test]
+async fn a_player_plays_three_games_at_once_over_one_connection() {
+    let server = TestServer::start().await;
+    let connection = channel(server.addr).await;
+    let mut lobby = LobbyServiceClient::new(connection.clone());
+    let client = CanastaServiceClient::new(connection);
+    let ace = register(&mut lobby, "ace").await;
+    let mut mine = Vec::new();
+    for _ in 0..3 {
+        mine.push(seek(&mut lobby, &ace, short_seek(2)).await);
+    }
+    let mut other_lobby = canasta_tests::lobby::lobby(server.addr).await;
+    let mut theirs = Vec::new();
+    for name in ["b", "c", "d"] {
+        let key = register(&mut other_lobby, name).await;
+        theirs.push(seek(&mut other_lobby, &key, short_seek(2)).await);
+    }
+    let mut plays = Vec::new();
+    for (n, (a, b)) in mine.iter_mut().zip(theirs.iter_mut()).enumerate() {
+        let (a, b) = (seated(a).await, seated(b).await);
+        assert_eq!(a.game_id, b.game_id, "one opponent per game");
+        let mut tokens = vec![(a.seat, a.token), (b.seat, b.token)];
+        tokens.sort();
+        let tokens: Vec<String> = tokens.into_iter().map(|t| t.1).collect();
+        let mut client = client.clone();
+        plays.push(tokio::spawn(async move {
+            play_out(&mut client, &a.game_id, &tokens, 7 + n as u64)
+                .await
+                .game_id
+        }));
+    }
+    let mut played = Vec::new();
+    for p in plays {
+        played.push(p.await.expect("a game played out"));
+    }
+    played.sort();
+    played.dedup();
+    assert_eq!(played.len(), 3);
+    // Each game is recorded once its end has reached the lobby: the player's stream says when.
+    let mut stream = watch_player(&mut lobby, &ace, 0).await;
+    let mut ends = 0;
+    events_until(&mut stream, 0, |e| {
+        ends += usize::from(is_finished(e));
+        ends == 3
+    })
+    .await;
+    let record = lobby
+        .get_player(v1::GetPlayerRequest {
+            name: "ace".into(),
+            recent_games: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(record.games, 3);
+    let mut recorded: Vec<String> = record
+        .recent_games
+        .iter()
+        .map(|g| g.game_id.clone())
+        .collect();
+    recorded.sort();
+    assert_eq!(recorded, played);
+    server.stop().await;
+}
+
+// A challenge accepted by every invited player starts its game (each player told on its
+// stream, with its seat's token; the seats named as the challenge said); one declined starts
+// none, and a late answer hears it has ended.
+#[tokio::test]
+async fn a_challenge_accepted_by_all_starts_a_game_and_one_declined_does_not() {
+    let server = TestServer::start().await;
+    let mut lobby = lobby(server.addr).await;
+    let mut client = server.client().await;
+    let (ann, bob, cy) = (
+        register(&mut lobby, "ann").await,
+        register(&mut lobby, "bob").await,
+        register(&mut lobby, "cy").await,
+    );
+    let mut ann_events = watch_player(&mut lobby, &ann, 0).await;
+    let mut bob_events = watch_player(&mut lobby, &bob, 0).await;
+    let mut cy_events = watch_player(&mut lobby, &cy, 0).await;
+    let challenge = |seats: &[&str]| v1::CreateChallengeRequest {
+        rules: Some(rules(v1::Preset::Official, 3, &[("target_score", "300")])),
+        seats: seats.iter().map(|s| s.to_string()).collect(),
+        rated: Some(false),
+        ..Default::default()
+    };
+    let made = lobby
+        .create_challenge(authed(challenge(&["bob", "ann", "cy"]), &ann))
+        .await
+        .unwrap()
+        .into_inner()
+        .challenge
+        .unwrap();
+    assert_eq!(made.status, v1::ChallengeStatus::Pending as i32);
+    assert_eq!(made.challenger, "ann");
+    let answers: Vec<i32> = made.seats.iter().map(|s| s.answer).collect();
+    use v1::ChallengeAnswer as A;
+    assert_eq!(
+        answers,
+        vec![A::Pending as i32, A::Accepted as i32, A::Pending as i32]
+    );
+    let received = events_until(&mut bob_events, 0, |_| true).await;
+    assert!(
+        matches!(&received[0].kind, Some(v1::player_event::Kind::Challenge(c)) if c.challenge_id == made.challenge_id)
+    );
+    let answer = |accept| v1::AnswerChallengeRequest {
+        challenge_id: made.challenge_id.clone(),
+        accept,
+    };
+    let after_bob = lobby
+        .answer_challenge(authed(answer(true), &bob))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        after_bob.challenge.unwrap().status,
+        v1::ChallengeStatus::Pending as i32
+    );
+    let games_before = client
+        .list_games(v1::ListGamesRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .games
+        .len();
+    assert_eq!(games_before, 0, "no game before everyone accepts");
+    let started = lobby
+        .answer_challenge(authed(answer(true), &cy))
+        .await
+        .unwrap()
+        .into_inner()
+        .challenge
+        .unwrap();
+    assert_eq!(started.status, v1::ChallengeStatus::Started as i32);
+    let summary = summary_of(&mut client, &started.game_id).await;
+    assert_eq!(summary.status, v1::GameStatus::Playing as i32);
+    let names: Vec<&str> = summary
+        .seats
+        .iter()
+        .map(|s| s.display_name.as_str())
+        .collect();
+    assert_eq!(names, vec!["bob", "ann", "cy"]);
+    let mut tokens = vec![String::new(); 3];
+    let mut ann_seen = 0;
+    for (seat, stream, after) in [
+        (1, &mut ann_events, 0),
+        (0, &mut bob_events, 1),
+        (2, &mut cy_events, 0),
+    ] {
+        let events = events_until(stream, after, is_started).await;
+        if seat == 1 {
+            ann_seen = events.last().unwrap().seq;
+        }
+        let Some(v1::player_event::Kind::GameStarted(g)) = &events.last().unwrap().kind else {
+            unreachable!()
+        };
+        assert_eq!(
+            (g.game_id.as_str(), g.seat),
+            (started.game_id.as_str(), seat)
+        );
+        assert_eq!(g.challenge_id, made.challenge_id);
+        tokens[seat as usize] = g.token.clone();
+    }
+    // The tokens the streams gave act for their seats.
+    for (seat, token) in tokens.iter().enumerate() {
+        let view = view_of(&mut client, &started.game_id, Some(token), false).await;
+        assert_eq!(view.view.unwrap().viewer_seat, Some(seat as u32));
+    }
+    // A late answer: the challenge has ended.
+    let late = lobby.answer_challenge(authed(answer(false), &bob)).await;
+    refused(late, Code::FailedPrecondition, "CHALLENGE_CLOSED");
+
+    // Declined: no game; every player is told.
+    let second = lobby
+        .create_challenge(authed(challenge(&["cy", "bob", "ann"]), &ann))
+        .await
+        .unwrap()
+        .into_inner()
+        .challenge
+        .unwrap();
+    let declined = lobby
+        .answer_challenge(authed(
+            v1::AnswerChallengeRequest {
+                challenge_id: second.challenge_id.clone(),
+                accept: false,
+            },
+            &cy,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .challenge
+        .unwrap();
+    assert_eq!(declined.status, v1::ChallengeStatus::Declined as i32);
+    assert_eq!(declined.seats[0].answer, A::Declined as i32);
+    let told = events_until(&mut ann_events, ann_seen, |e| {
+        matches!(&e.kind, Some(v1::player_event::Kind::Challenge(c))
+            if c.challenge_id == second.challenge_id && c.status == v1::ChallengeStatus::Declined as i32)
+    })
+    .await;
+    assert!(!told.is_empty());
+    let games = client
+        .list_games(v1::ListGamesRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .games;
+    assert_eq!(games.len(), 1, "the declined challenge made no game");
+    let withdraw = lobby
+        .cancel_challenge(authed(
+            v1::CancelChallengeRequest {
+                challenge_id: second.challenge_id.clone(),
+            },
+            &ann,
+        ))
+        .await;
+    refused(withdraw, Code::FailedPrecondition, "CHALLENGE_CLOSED");
+    server.stop().await;
+}
+
+/// A rated two-player game between `a` and `b` that ends at once: a move budget of 100 ms
+/// with the forfeit policy, and nobody moves. Returns the two players' GameFinished events.
+async fn forfeited_rated_game(
+    lobby: &mut Lobby,
+    a: &str,
+    b: &str,
+) -> (v1::PlayerGameFinished, v1::PlayerGameFinished) {
+    let request = v1::SeekRequest {
+        rules: Some(rules(v1::Preset::Official, 2, &[])),
+        time_control: Some(v1::TimeControl {
+            move_budget_ms: 100,
+            policy: v1::TimeoutPolicy::Forfeit as i32,
+        }),
+        ..Default::default()
+    };
+    let mut finished = Vec::new();
+    let mut streams = Vec::new();
+    for key in [a, b] {
+        let last = lobby
+            .watch_player(authed(v1::WatchPlayerRequest { after_seq: 0 }, key))
+            .await
+            .unwrap()
+            .into_inner();
+        streams.push(last);
+    }
+    let mut seeks = Vec::new();
+    for key in [a, b] {
+        seeks.push(seek(lobby, key, request.clone()).await);
+    }
+    let game_id = seated(&mut seeks[0]).await.game_id;
+    for stream in &mut streams {
+        let mut last = None;
+        let mut after = 0;
+        loop {
+            let events = events_until(stream, after, |_| true).await;
+            let e = events.last().unwrap().clone();
+            after = e.seq;
+            if let Some(v1::player_event::Kind::GameFinished(f)) = e.kind
+                && f.game_id == game_id
+            {
+                last = Some(f);
+            }
+            if last.is_some() {
+                break;
+            }
+        }
+        finished.push(last.unwrap());
+    }
+    let b = finished.pop().unwrap();
+    (finished.pop().unwrap(), b)
+}
+
+// A rated game moves its players' ratings (Weng-Lin: the winner's mu up, the loser's down,
+// both sigmas down), counts in their records, and orders the family's leaderboard.
+#[tokio::test]
+async fn a_rated_game_moves_ratings_the_record_and_the_leaderboard() {
+    let server = TestServer::start().await;
+    let mut lobby = lobby(server.addr).await;
+    let (a, b) = (
+        register(&mut lobby, "alpha").await,
+        register(&mut lobby, "beta").await,
+    );
+    let (fa, fb) = forfeited_rated_game(&mut lobby, &a, &b).await;
+    assert_eq!(
+        fa.result.as_ref().unwrap().end,
+        v1::MatchEndKind::Forfeit as i32
+    );
+    assert_ne!(fa.won, fb.won, "one side won");
+    let (winner, loser, winner_name) = if fa.won {
+        (&fa, &fb, "alpha")
+    } else {
+        (&fb, &fa, "beta")
+    };
+    let (w, l) = (winner.rating.unwrap(), loser.rating.unwrap());
+    let (wb, wa) = (w.before.unwrap(), w.after.unwrap());
+    let (lb, la) = (l.before.unwrap(), l.after.unwrap());
+    assert_eq!((wb.mu, lb.mu), (25.0, 25.0));
+    assert!(wa.mu > wb.mu && la.mu < lb.mu);
+    assert!(wa.sigma < wb.sigma && la.sigma < lb.sigma);
+    assert_eq!((wa.games, wa.wins, la.games, la.wins), (1, 1, 1, 0));
+    assert!((wa.display - (wa.mu - 3.0 * wa.sigma)).abs() < 1e-9);
+    let family = v1::RatingFamily {
+        preset: v1::Preset::Official as i32,
+        player_count: 2,
+    };
+    let board = lobby
+        .get_leaderboard(v1::GetLeaderboardRequest {
+            family: Some(family),
+            page_size: 1,
+            page_token: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(board.entries.len(), 1);
+    assert_eq!(board.entries[0].rank, 1);
+    assert_eq!(board.entries[0].player.as_ref().unwrap().name, winner_name);
+    assert_eq!(board.entries[0].rating, Some(wa));
+    let second = lobby
+        .get_leaderboard(v1::GetLeaderboardRequest {
+            family: Some(family),
+            page_size: 1,
+            page_token: board.next_page_token.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(second.entries[0].rank, 2);
+    assert_eq!(second.entries[0].rating, Some(la));
+    assert!(second.next_page_token.is_empty());
+    let record = lobby
+        .get_player(v1::GetPlayerRequest {
+            name: winner_name.into(),
+            recent_games: 1,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!((record.games, record.wins), (1, 1));
+    assert_eq!(record.ratings, vec![wa]);
+    assert_eq!(record.recent_games[0].rating, Some(w));
+    // Another family has no rating yet.
+    let empty = lobby
+        .get_leaderboard(v1::GetLeaderboardRequest {
+            family: Some(v1::RatingFamily {
+                preset: v1::Preset::Official as i32,
+                player_count: 4,
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(empty.entries.is_empty());
+    server.stop().await;
+}
+
+// A player that reconnects its stream from the last seq it saw gets what happened meanwhile,
+// in order, nothing lost or repeated.
+#[tokio::test]
+async fn a_reconnecting_player_s_stream_resumes_without_loss() {
+    let server = TestServer::start().await;
+    let mut lobby = lobby(server.addr).await;
+    let (ann, bob) = (
+        register(&mut lobby, "ann").await,
+        register(&mut lobby, "bob").await,
+    );
+    let challenge = v1::CreateChallengeRequest {
+        rules: Some(rules(v1::Preset::Official, 2, &[])),
+        seats: vec!["ann".into(), "bob".into()],
+        ..Default::default()
+    };
+    let mut stream = watch_player(&mut lobby, &ann, 0).await;
+    let first = lobby
+        .create_challenge(authed(challenge.clone(), &ann))
+        .await
+        .unwrap()
+        .into_inner()
+        .challenge
+        .unwrap();
+    let seen = events_until(&mut stream, 0, |_| true).await;
+    assert_eq!(seen.len(), 1);
+    drop(stream);
+    // Meanwhile: the first is declined, a second made and accepted (its game starts).
+    lobby
+        .answer_challenge(authed(
+            v1::AnswerChallengeRequest {
+                challenge_id: first.challenge_id.clone(),
+                accept: false,
+            },
+            &bob,
+        ))
+        .await
+        .unwrap();
+    let second = lobby
+        .create_challenge(authed(challenge, &ann))
+        .await
+        .unwrap()
+        .into_inner()
+        .challenge
+        .unwrap();
+    lobby
+        .answer_challenge(authed(
+            v1::AnswerChallengeRequest {
+                challenge_id: second.challenge_id.clone(),
+                accept: true,
+            },
+            &bob,
+        ))
+        .await
+        .unwrap();
+    let mut resumed = watch_player(&mut lobby, &ann, 1).await;
+    let missed = events_until(&mut resumed, 1, is_started).await;
+    let kinds: Vec<String> = missed
+        .iter()
+        .map(|e| match &e.kind {
+            Some(v1::player_event::Kind::Challenge(c)) => format!(
+                "{} {}",
+                c.challenge_id,
+                v1::ChallengeStatus::try_from(c.status)
+                    .unwrap()
+                    .as_str_name()
+            ),
+            Some(v1::player_event::Kind::GameStarted(g)) => format!("game {}", g.challenge_id),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            format!("{} CHALLENGE_STATUS_DECLINED", first.challenge_id),
+            format!("{} CHALLENGE_STATUS_PENDING", second.challenge_id),
+            format!("game {}", second.challenge_id),
+        ]
+    );
+    // From 0 again: everything kept, the same events.
+    let mut again = watch_player(&mut lobby, &ann, 0).await;
+    let all = events_until(&mut again, 0, is_started).await;
+    assert_eq!(&all[1..], &missed[..]);
+    assert_eq!(all[0], seen[0]);
+    server.stop().await;
+}
+
+// Players (their names and keys), ratings, records and events survive a restart on the same
+// database; a name stays taken in any case.
+#[tokio::test]
+async fn players_and_ratings_survive_a_restart() {
+    let dir = temp_dir("lobby-restart");
+    let db = dir.path().join("lobby.db");
+    let server = TestServer::with_db(&db).await;
+    let mut lobby = lobby(server.addr).await;
+    let (a, b) = (
+        register(&mut lobby, "alpha").await,
+        register(&mut lobby, "beta").await,
+    );
+    let (fa, _) = forfeited_rated_game(&mut lobby, &a, &b).await;
+    let before = lobby
+        .get_player(v1::GetPlayerRequest {
+            name: "alpha".into(),
+            recent_games: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut stream = watch_player(&mut lobby, &a, 0).await;
+    let events = events_until(&mut stream, 0, is_finished).await;
+    drop(stream);
+    server.stop().await;
+
+    let server = TestServer::with_db(&db).await;
+    let mut lobby = canasta_tests::lobby::lobby(server.addr).await;
+    let after = lobby
+        .get_player(v1::GetPlayerRequest {
+            name: "ALPHA".into(),
+            recent_games: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(after, before);
+    assert_eq!(after.ratings, vec![fa.rating.unwrap().after.unwrap()]);
+    let mut stream = watch_player(&mut lobby, &a, 0).await;
+    assert_eq!(events_until(&mut stream, 0, is_finished).await, events);
+    let taken = lobby
+        .register_player(v1::RegisterPlayerRequest {
+            name: "Beta".into(),
+        })
+        .await;
+    refused(taken, Code::AlreadyExists, "NAME_TAKEN");
+    // A new player gets a number of its own: its key is not the others'.
+    let c = register(&mut lobby, "gamma").await;
+    assert_ne!(c, a);
+    let mut stream = watch_player(&mut lobby, &c, 0).await;
+    lobby
+        .create_challenge(authed(
+            v1::CreateChallengeRequest {
+                rules: Some(rules(v1::Preset::Official, 2, &[])),
+                seats: vec!["gamma".into(), "beta".into()],
+                ..Default::default()
+            },
+            &c,
+        ))
+        .await
+        .unwrap();
+    let first = events_until(&mut stream, 0, |_| true).await;
+    assert_eq!(first[0].seq, 1);
+    server.stop().await;
+}
