@@ -1011,7 +1011,7 @@ async fn channel(addr: SocketAddr) -> Channel {
         .expect("the server accepts connections")
 }
 
-// grpc.health.v1 reports the server and the Canasta service SERVING.
+// grpc.health.v1 reports the server, the Canasta service and the lobby SERVING.
 #[tokio::test]
 async fn health_reports_serving() {
     use tonic_health::pb::HealthCheckRequest;
@@ -1019,7 +1019,7 @@ async fn health_reports_serving() {
     use tonic_health::pb::health_client::HealthClient;
     let server = TestServer::start().await;
     let mut health = HealthClient::new(channel(server.addr).await);
-    for service in ["", "canasta.v1.CanastaService"] {
+    for service in ["", "canasta.v1.CanastaService", "canasta.v1.LobbyService"] {
         let r = health
             .check(HealthCheckRequest {
                 service: service.into(),
@@ -1080,8 +1080,8 @@ macro_rules! reflect {
     }};
 }
 
-// Server reflection v1 and v1alpha list the Canasta and health services and describe the
-// Canasta service.
+// Server reflection v1 and v1alpha list the Canasta, lobby and health services and describe
+// the Canasta service.
 #[tokio::test]
 async fn reflection_lists_the_services_in_v1_and_v1alpha() {
     let server = TestServer::start().await;
@@ -1090,7 +1090,11 @@ async fn reflection_lists_the_services_in_v1_and_v1alpha() {
         reflect!(v1alpha, channel(server.addr).await),
     ];
     for (services, files) in answers {
-        for wanted in ["canasta.v1.CanastaService", "grpc.health.v1.Health"] {
+        for wanted in [
+            "canasta.v1.CanastaService",
+            "canasta.v1.LobbyService",
+            "grpc.health.v1.Health",
+        ] {
             assert!(
                 services.iter().any(|s| s == wanted),
                 "{wanted} in {services:?}"
@@ -1683,23 +1687,26 @@ async fn shutdown_ends_streams_and_loses_no_acknowledged_action() {
     server.stop().await;
 }
 
-// The metrics and spans name every method the service has: a method added to the .proto but
-// not to `Method::ALL` would be counted, but not shown at zero before its first call, and a
-// path of it not recognised by the message limit's count.
+// The metrics and spans name every method the services have (the game service's and the
+// lobby's): a method added to the .proto but not to `Method::ALL` would be counted, but not
+// shown at zero before its first call, and a path of it not recognised by the message limit's
+// count.
 #[test]
 fn the_layer_knows_every_method_of_the_service() {
     use canasta_server::service::Method;
     let pool = prost_reflect::DescriptorPool::decode(v1::FILE_DESCRIPTOR_SET).unwrap();
-    let service = pool
-        .get_service_by_name("canasta.v1.CanastaService")
-        .unwrap();
-    let in_proto: std::collections::BTreeSet<String> =
-        service.methods().map(|m| m.name().to_string()).collect();
-    let known: std::collections::BTreeSet<String> =
-        Method::ALL.iter().map(|m| m.name().to_string()).collect();
+    let mut in_proto = std::collections::BTreeSet::new();
+    for name in ["canasta.v1.CanastaService", "canasta.v1.LobbyService"] {
+        let service = pool.get_service_by_name(name).unwrap();
+        in_proto.extend(service.methods().map(|m| format!("{name}/{}", m.name())));
+    }
+    let known: std::collections::BTreeSet<String> = Method::ALL
+        .iter()
+        .map(|m| format!("{}/{}", m.service(), m.name()))
+        .collect();
     assert_eq!(known, in_proto);
     for m in Method::ALL {
-        let path = format!("/canasta.v1.CanastaService/{}", m.name());
+        let path = format!("/{}/{}", m.service(), m.name());
         assert_eq!(Method::from_path(&path), Some(m));
     }
 }

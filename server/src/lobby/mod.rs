@@ -1208,15 +1208,6 @@ impl Lobby {
                 "name is required: name a player",
             ));
         }
-        if r.recent_games > RECENT_KEPT as u32 {
-            return Err(ApiError::invalid(
-                Reason::BadPageToken,
-                "recent_games",
-                format!(
-                    "at most {RECENT_KEPT} recent games are listed: ask for fewer, or 0 for 10"
-                ),
-            ));
-        }
         let st = self.state();
         let id = st
             .by_name
@@ -1239,10 +1230,10 @@ impl Lobby {
             .map(|(f, r)| rating_to_wire(*f, r))
             .collect();
         ratings.sort_by_key(|r| r.family.map(|f| (f.preset, f.player_count)));
-        let count = if r.recent_games == 0 {
-            10
-        } else {
-            r.recent_games as usize
+        // As ListGames' page size: 0 for the default, more than the most for the most.
+        let count = match r.recent_games as usize {
+            0 => 10,
+            n => n.min(RECENT_KEPT),
         };
         Ok(v1::GetPlayerResponse {
             player: Some(p.summary()),
@@ -1280,20 +1271,9 @@ impl Lobby {
             e.field = Some("family.player_count".into());
             e
         })?;
-        if r.page_size > 500 {
-            return Err(ApiError::invalid(
-                Reason::BadPageToken,
-                "page_size",
-                format!(
-                    "{} is over the 500 a page holds: ask for fewer, or 0 for 50",
-                    r.page_size
-                ),
-            ));
-        }
-        let size = if r.page_size == 0 {
-            50
-        } else {
-            r.page_size as usize
+        let size = match r.page_size as usize {
+            0 => 50,
+            n => n.min(500),
         };
         let offset: usize = if r.page_token.is_empty() {
             0
