@@ -6,7 +6,8 @@
 //! - [`config`]: the configuration, a plain value with a builder ([`Config::builder`]); the
 //!   `canasta-server` binary parses its flags and environment variables into it.
 //! - [`local`]: a server in this process on a free loopback port ([`LocalServer`]).
-//! - [`service`]: the gRPC service: one function per method, behind one layer that every call
+//! - [`service`]: the gRPC services (`CanastaService`, and `LobbyService` in
+//!   `service/lobby.rs`): one function per method, behind one layer that every call
 //!   passes through (admission: tokens and request rates; metrics; a tracing span per call);
 //!   the streams WatchGame and Play leave running.
 //! - [`registry`]: the games held: create, restore, find, list.
@@ -19,7 +20,10 @@
 //!   controls and time-outs), `unplayed.rs` (games nobody plays, the creator's cancel),
 //!   `views.rs`, `prompts.rs`, `watchers.rs`, `summary.rs` (the result and the summary),
 //!   `export.rs`, `house.rs` (the seats the server's bots play).
-//! - [`store`]: SQLite storage with group commit (or memory).
+//! - [`lobby`]: `canasta.v1.LobbyService`'s work: players and their keys, matchmaking,
+//!   challenges, each player's event stream, ratings, records and the leaderboard; its games
+//!   are the registry's, created and joined as a client would.
+//! - [`store`]: SQLite storage with group commit (or memory), the lobby's tables too.
 //! - [`metrics`]: the Prometheus registry (prometheus-client) and its bounded HTTP port.
 //! - [`web`]: gRPC-Web (HTTP/1.1 or HTTP/2) on the same port, translated to gRPC before
 //!   everything else, and CORS for the origins the operator allows.
