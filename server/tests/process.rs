@@ -3,6 +3,7 @@
 //! environment variables, refusing to start on a database it cannot open, naming a stored game
 //! it cannot restore, and SIGTERM: in the middle of play it exits 0, ends the watch streams
 //! cleanly, and every acknowledged action is there after a restart; idle, it exits at once.
+//! After a kill -9, the lobby's players, ratings and events are back.
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
@@ -580,4 +581,131 @@ async fn a_damaged_game_is_named_in_the_log_with_its_database() {
             exited.stderr
         );
     }
+}
+
+/// Reads a player's stream until the end of a game; returns the events up to it.
+async fn until_a_game_ends(
+    stream: &mut Streaming<v1::WatchPlayerResponse>,
+) -> Vec<v1::PlayerEvent> {
+    let mut events = Vec::new();
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(30), stream.message())
+            .await
+            .expect("an event (30 s is a guard against a hang)")
+            .expect("a good message")
+            .expect("the stream goes on");
+        if let Some(v1::watch_player_response::Kind::Event(e)) = message.kind {
+            let done = matches!(e.kind, Some(v1::player_event::Kind::GameFinished(_)));
+            events.push(e);
+            if done {
+                return events;
+            }
+        }
+    }
+}
+
+// kill -9 right after a rated lobby game ended: the restarted server knows the players (their
+// keys work), and their ratings, records and events are those the players were told, whether
+// the result had been stored before the kill or the game is rated again at the start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_and_ratings_survive_a_kill_9() {
+    use canasta_proto::v1::lobby_service_client::LobbyServiceClient;
+    let dir = temp_dir("lobby-kill");
+    let db = dir.path().join("canasta.db");
+    let args = ["--db", db_arg(&db), "--min-move-budget-ms", "100"];
+    let server = Server::spawn(&args, &[]);
+    let channel = Channel::from_shared(format!("http://{}", server.addr()))
+        .expect("a uri")
+        .connect()
+        .await
+        .expect("the server accepts connections");
+    let mut lobby = LobbyServiceClient::new(channel);
+    let mut keys = Vec::new();
+    for name in ["alpha", "beta"] {
+        let key = lobby
+            .register_player(v1::RegisterPlayerRequest { name: name.into() })
+            .await
+            .expect("registered")
+            .into_inner()
+            .key;
+        keys.push(key);
+    }
+    let mut stream = lobby
+        .watch_player(authed(v1::WatchPlayerRequest { after_seq: 0 }, &keys[0]))
+        .await
+        .expect("a stream")
+        .into_inner();
+    // A rated game nobody plays: the first seat to act forfeits after 100 ms.
+    let seek = v1::SeekRequest {
+        rules: Some(v1::RuleSet {
+            preset: v1::Preset::Official as i32,
+            player_count: 2,
+            options: Default::default(),
+        }),
+        time_control: Some(v1::TimeControl {
+            move_budget_ms: 100,
+            policy: v1::TimeoutPolicy::Forfeit as i32,
+        }),
+        ..Default::default()
+    };
+    let mut seeks = Vec::new();
+    for key in &keys {
+        seeks.push(
+            lobby
+                .seek(authed(seek.clone(), key))
+                .await
+                .expect("a seek")
+                .into_inner(),
+        );
+    }
+    let told = until_a_game_ends(&mut stream).await;
+    drop(seeks);
+    drop(stream);
+    let mut server = server;
+    server.child.kill().expect("SIGKILL");
+    server.child.wait().expect("killed");
+    drop(server);
+
+    let server = Server::spawn(&args, &[]);
+    let channel = Channel::from_shared(format!("http://{}", server.addr()))
+        .expect("a uri")
+        .connect()
+        .await
+        .expect("the server accepts connections");
+    let mut lobby = LobbyServiceClient::new(channel);
+    let mut stream = lobby
+        .watch_player(authed(v1::WatchPlayerRequest { after_seq: 0 }, &keys[0]))
+        .await
+        .expect("the key still works")
+        .into_inner();
+    // The same events at the same seqs (a game rated again at the start has its events
+    // stamped then).
+    let unstamped = |events: Vec<v1::PlayerEvent>| -> Vec<v1::PlayerEvent> {
+        events
+            .into_iter()
+            .map(|e| v1::PlayerEvent { unix_ms: 0, ..e })
+            .collect()
+    };
+    assert_eq!(
+        unstamped(until_a_game_ends(&mut stream).await),
+        unstamped(told.clone())
+    );
+    let Some(v1::player_event::Kind::GameFinished(finished)) = &told.last().unwrap().kind else {
+        unreachable!()
+    };
+    let after = lobby
+        .get_player(v1::GetPlayerRequest {
+            name: "alpha".into(),
+            recent_games: 0,
+        })
+        .await
+        .expect("a record")
+        .into_inner();
+    assert_eq!((after.games, after.wins), (1, u32::from(finished.won)));
+    assert_eq!(
+        after.ratings,
+        vec![finished.rating.unwrap().after.unwrap()],
+        "the rating the player was told"
+    );
+    let _ = server.terminate();
 }
