@@ -660,3 +660,48 @@ async fn players_and_ratings_survive_a_restart() {
     assert_eq!(first[0].seq, 1);
     server.stop().await;
 }
+
+// Nothing the lobby answers can hold a card: no message reachable from a LobbyService
+// response (its streams' messages included) has a field of a type that carries cards (a card,
+// a view, an event, a prompt, a record). The secrets it carries are the caller's own (its key,
+// its seats' tokens: see the other tests).
+#[test]
+fn no_lobby_answer_can_hold_a_card() {
+    use prost_reflect::{DescriptorPool, Kind, MessageDescriptor};
+    let pool = DescriptorPool::decode(v1::FILE_DESCRIPTOR_SET).unwrap();
+    let service = pool.get_service_by_name("canasta.v1.LobbyService").unwrap();
+    let carrying = [
+        "canasta.v1.Card",
+        "canasta.v1.GameView",
+        "canasta.v1.GameEvent",
+        "canasta.v1.Prompt",
+        "canasta.v1.GameRecord",
+        "canasta.v1.CardOrder",
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    let mut todo: Vec<MessageDescriptor> = service.methods().map(|m| m.output()).collect();
+    assert_eq!(todo.len(), 8);
+    while let Some(message) = todo.pop() {
+        if !seen.insert(message.full_name().to_string()) {
+            continue;
+        }
+        assert!(
+            !carrying.contains(&message.full_name()),
+            "a lobby answer reaches {}",
+            message.full_name()
+        );
+        for field in message.fields() {
+            if let Kind::Message(m) = field.kind() {
+                todo.push(m);
+            }
+        }
+    }
+    // The walk saw what the answers hold: a game's summary, a result, a rating.
+    for name in [
+        "canasta.v1.GameSummary",
+        "canasta.v1.MatchResult",
+        "canasta.v1.Rating",
+    ] {
+        assert!(seen.contains(name), "{name} in {seen:?}");
+    }
+}
