@@ -286,8 +286,8 @@ reasons! {
     /// (the server's `--max-seeks-per-player`). Close a seek or wait for an answer.
     TooManySeeks = "TOO_MANY_SEEKS",
     /// RESOURCE_EXHAUSTED: the player sits in as many unfinished lobby games (with its seeks
-    /// and challenges waiting) as it may (the server's `--max-games-per-player`). Finish a game
-    /// first.
+    /// and the pending challenges it made or accepted) as it may (the server's
+    /// `--max-games-per-player`), at a seek, a challenge or an accept. Finish a game first.
     TooManyPlayerGames = "TOO_MANY_PLAYER_GAMES",
 
     // ----- the rules: FAILED_PRECONDITION, from the engine's RuleError -----

@@ -470,7 +470,8 @@ impl ConfigBuilder {
     }
 
     /// The most lobby games one player may sit in unfinished at once, counting its seeks and
-    /// the challenges it is part of that wait; at least 1. Default: 64.
+    /// the pending challenges it made or accepted (not the invitations it has not answered);
+    /// at least 1. Default: 64.
     pub fn max_games_per_player(mut self, n: usize) -> Self {
         self.config.max_games_per_player = n;
         self

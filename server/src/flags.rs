@@ -96,8 +96,8 @@ pub struct Flags {
     #[arg(long, env = "CANASTA_MAX_SEEKS_PER_PLAYER", default_value_t = defaults().max_seeks_per_player())]
     pub max_seeks_per_player: usize,
 
-    /// Most unfinished lobby games one player may sit in, its seeks and waiting challenges
-    /// counted.
+    /// Most unfinished lobby games one player may sit in, its seeks and the pending challenges
+    /// it made or accepted counted.
     #[arg(long, env = "CANASTA_MAX_GAMES_PER_PLAYER", default_value_t = defaults().max_games_per_player())]
     pub max_games_per_player: usize,
 

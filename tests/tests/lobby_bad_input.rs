@@ -809,17 +809,40 @@ async fn a_player_s_limits_and_its_kept_events() {
         }
     }
     assert!(freed.is_some(), "the closed seek's place was freed");
-    // bob: a challenge pending with ann and a seek: two waits, the most.
+    // bob: an invitation he has not answered is no wait of his; a seek and a challenge he
+    // accepted are two, the most.
+    let cy = register(&mut lobby, "cy").await;
     let _bob_seek = seek(&mut lobby, &bob, short_seek(4)).await;
-    let more = lobby
+    let three = lobby
         .create_challenge(authed(
             v1::CreateChallengeRequest {
-                seats: vec!["bob".into(), "ann".into()],
-                ..challenge.clone()
+                rules: Some(rules(v1::Preset::Official, 3, &[])),
+                seats: vec!["cy".into(), "bob".into(), "ann".into()],
+                ..Default::default()
+            },
+            &cy,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .challenge
+        .unwrap()
+        .challenge_id;
+    let bob_challenge = v1::CreateChallengeRequest {
+        seats: vec!["bob".into(), "cy".into()],
+        ..challenge.clone()
+    };
+    lobby
+        .answer_challenge(authed(
+            v1::AnswerChallengeRequest {
+                challenge_id: three,
+                accept: true,
             },
             &bob,
         ))
-        .await;
+        .await
+        .unwrap();
+    let more = lobby.create_challenge(authed(bob_challenge, &bob)).await;
     refused(more, Code::ResourceExhausted, "TOO_MANY_PLAYER_GAMES");
     // Kept events: bob declines and ann challenges again, until bob has more than 16 events.
     let mut id = freed.unwrap().challenge.unwrap().challenge_id;
@@ -843,7 +866,8 @@ async fn a_player_s_limits_and_its_kept_events() {
             .unwrap()
             .challenge_id;
     }
-    // bob: 21 events (each challenge told, each decline told), the last 16 kept: 6 to 21.
+    // bob: 23 events (ann's first challenge, cy's and his accept of it, then each challenge
+    // and each decline), the last 16 kept: 8 to 23.
     let dropped = lobby
         .watch_player(authed(v1::WatchPlayerRequest { after_seq: 0 }, &bob))
         .await;
@@ -853,11 +877,11 @@ async fn a_player_s_limits_and_its_kept_events() {
             .metadata()
             .get("canasta-first_seq")
             .map(|v| v.to_str().unwrap()),
-        Some("6"),
+        Some("8"),
         "{status:?}"
     );
-    let mut kept = watch_player(&mut lobby, &bob, 5).await;
-    let events = events_until(&mut kept, 5, |e| e.seq == 21).await;
+    let mut kept = watch_player(&mut lobby, &bob, 7).await;
+    let events = events_until(&mut kept, 7, |e| e.seq == 23).await;
     assert_eq!(events.len(), 16);
     server.stop().await;
 }

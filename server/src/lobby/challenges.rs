@@ -132,13 +132,11 @@ impl Lobby {
             expires_unix_ms: now_ms().saturating_add(timeout.as_millis() as i64),
             note: String::new(),
         };
-        st.players
-            .get_mut(&player)
-            .expect("a player")
-            .challenges_made += 1;
-        for p in &players {
-            st.players.get_mut(p).expect("a player").challenges_in += 1;
-        }
+        // The challenger's own wait counts from now; an invited player's only once it accepts
+        // (an invitation nobody answered must not use up its player's games).
+        let p = st.players.get_mut(&player).expect("a player");
+        p.challenges_made += 1;
+        p.challenges_in += 1;
         st.challenges.by_id.insert(
             id.clone(),
             Challenge {
@@ -191,8 +189,10 @@ impl Lobby {
         if let Some(p) = st.players.get_mut(&challenger) {
             p.challenges_made -= 1;
         }
-        for p in &players {
-            if let Some(p) = st.players.get_mut(p) {
+        for (id, seat) in players.iter().zip(&wire.seats) {
+            if seat.answer == v1::ChallengeAnswer::Accepted as i32
+                && let Some(p) = st.players.get_mut(id)
+            {
                 p.challenges_in -= 1;
             }
         }
@@ -238,8 +238,12 @@ impl Lobby {
             if !pending(c) {
                 return Err(closed(&c.wire));
             }
+            let was_accepted = c.wire.seats[seat].answer == v1::ChallengeAnswer::Accepted as i32;
             if !r.accept {
                 c.wire.seats[seat].answer = v1::ChallengeAnswer::Declined as i32;
+                if was_accepted {
+                    st.players.get_mut(&player).expect("a player").challenges_in -= 1;
+                }
                 drop(st);
                 let wire = self
                     .end(
@@ -252,7 +256,22 @@ impl Lobby {
                     challenge: Some(wire),
                 });
             }
-            c.wire.seats[seat].answer = v1::ChallengeAnswer::Accepted as i32;
+            if !was_accepted {
+                // Accepting is a wait of the player's, within its limits.
+                self.check_games(&st.players[&player])?;
+                let c = st
+                    .challenges
+                    .by_id
+                    .get_mut(&r.challenge_id)
+                    .expect("found above");
+                c.wire.seats[seat].answer = v1::ChallengeAnswer::Accepted as i32;
+                st.players.get_mut(&player).expect("a player").challenges_in += 1;
+            }
+            let c = st
+                .challenges
+                .by_id
+                .get_mut(&r.challenge_id)
+                .expect("found above");
             let all = c
                 .wire
                 .seats

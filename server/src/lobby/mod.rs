@@ -166,7 +166,7 @@ struct Player {
     seeks: usize,
     /// Pending challenges it made.
     challenges_made: usize,
-    /// Pending challenges it is part of (made or invited to).
+    /// Pending challenges it made or accepted (an unanswered invitation is none).
     challenges_in: usize,
     /// Unfinished lobby games it sits in (or that are being created for it).
     games_open: usize,
@@ -548,6 +548,12 @@ impl Lobby {
                 Duration::from_secs(5),
             ));
         }
+        self.check_games(p)
+    }
+
+    /// Refuses one more game or wait (a seek, a challenge made or accepted) of a player at its
+    /// limit of unfinished lobby games and waits.
+    fn check_games(&self, p: &Player) -> Result<(), ApiError> {
         if p.busy() >= self.config.max_games_per_player() {
             return Err(ApiError::exhausted(
                 Reason::TooManyPlayerGames,
@@ -1168,7 +1174,7 @@ impl Lobby {
             ));
         }
         let first = p.events.front().map_or(p.last_seq + 1, |e| e.seq);
-        if after_seq + 1 < first && !(after_seq == 0 && first == 1) {
+        if after_seq + 1 < first {
             return Err(ApiError::new(
                 Code::OutOfRange,
                 Reason::EventsDropped,
