@@ -108,7 +108,7 @@ fn make_python_env() -> PythonEnv {
         .filter(|p| p.extension().is_some_and(|e| e == "proto"))
         .collect();
     files.sort();
-    assert_eq!(files.len(), 4, "the protocol's files: {files:?}");
+    assert_eq!(files.len(), 5, "the protocol's files: {files:?}");
     let mut key = wanted.clone();
     for f in &files {
         key.push_str(&fs::read_to_string(f).expect("a .proto file"));
