@@ -705,3 +705,45 @@ fn no_lobby_answer_can_hold_a_card() {
         assert!(seen.contains(name), "{name} in {seen:?}");
     }
 }
+
+// Two seekers who name each other as partners sit on one side of a four-player game; the
+// other two, who name nobody, make the other side.
+#[tokio::test]
+async fn partners_who_name_each_other_sit_on_one_side() {
+    let server = TestServer::start().await;
+    let mut lobby = lobby(server.addr).await;
+    let mut client = server.client().await;
+    let names = ["north", "east", "south", "west"];
+    let mut keys = Vec::new();
+    for name in names {
+        keys.push(register(&mut lobby, name).await);
+    }
+    let with_partner = |partner: &str| v1::SeekRequest {
+        partner: partner.into(),
+        ..short_seek(4)
+    };
+    // Arrival order: a lone seeker, one partner, the other lone one, the other partner.
+    let mut seeks = vec![
+        seek(&mut lobby, &keys[1], short_seek(4)).await,
+        seek(&mut lobby, &keys[0], with_partner("SOUTH")).await,
+        seek(&mut lobby, &keys[3], short_seek(4)).await,
+        seek(&mut lobby, &keys[2], with_partner("north")).await,
+    ];
+    let mut game_id = String::new();
+    for s in &mut seeks {
+        game_id = seated(s).await.game_id;
+    }
+    let summary = summary_of(&mut client, &game_id).await;
+    let side_of = |name: &str| {
+        summary
+            .seats
+            .iter()
+            .find(|s| s.display_name == name)
+            .map(|s| s.side)
+            .expect("seated")
+    };
+    assert_eq!(side_of("north"), side_of("south"));
+    assert_eq!(side_of("east"), side_of("west"));
+    assert_ne!(side_of("north"), side_of("east"));
+    server.stop().await;
+}
