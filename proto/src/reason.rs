@@ -256,8 +256,8 @@ reasons! {
     BadSeats = "BAD_SEATS",
     /// INVALID_ARGUMENT: `fill_with_bots_after_ms` over an hour. Give at most 3600000, or 0.
     BadFillWait = "BAD_FILL_WAIT",
-    /// FAILED_PRECONDITION: `fill_with_bots_after_ms` on a server that hosts no house bots.
-    /// Send 0, and wait for players.
+    /// FAILED_PRECONDITION: `fill_with_bots_after_ms` on a server that hosts no house players
+    /// (`--house-player none`). Send 0, and wait for players.
     HouseBotsUnavailable = "HOUSE_BOTS_UNAVAILABLE",
     /// ALREADY_EXISTS: RegisterPlayer with a name a player has (regardless of case). Choose
     /// another name.

@@ -145,6 +145,7 @@ pub struct Config {
     max_games_per_player: usize,
     challenge_timeout: Duration,
     player_events_kept: usize,
+    house_players: Vec<String>,
 }
 
 /// The production defaults: each is the default of the binary's flag of the same name, and
@@ -184,6 +185,7 @@ impl Default for Config {
             max_games_per_player: 64,
             challenge_timeout: Duration::from_secs(300),
             player_events_kept: 1024,
+            house_players: vec!["greedy".into(), "random".into()],
         }
     }
 }
@@ -279,6 +281,11 @@ impl Config {
     /// ([`ConfigBuilder::player_events_kept`]).
     pub fn player_events_kept(&self) -> usize {
         self.player_events_kept
+    }
+
+    /// The built-in bots the lobby hosts as players ([`ConfigBuilder::house_players`]).
+    pub fn house_players(&self) -> &[String] {
+        &self.house_players
     }
 
     /// The most watch streams of one seat token ([`ConfigBuilder::max_watchers_per_token`]).
@@ -488,6 +495,20 @@ impl ConfigBuilder {
     /// a WatchPlayer stream to resume from; 16 to [`LARGEST_WATCH_BUFFER`]. Default: 1024.
     pub fn player_events_kept(mut self, n: usize) -> Self {
         self.config.player_events_kept = n;
+        self
+    }
+
+    /// The built-in bots the lobby hosts as players, each under its bot's name (`greedy`,
+    /// `random`, `safe`, `search`, or a search with its budget, `search:50ms`): registered at
+    /// the start if missing, flagged as house players, rated as any player, accepting every
+    /// challenge, and filling the seats of seeks that ask for it. Empty: none. Default: greedy
+    /// and random.
+    pub fn house_players<I>(mut self, names: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        self.config.house_players = names.into_iter().map(Into::into).collect();
         self
     }
 
@@ -798,6 +819,20 @@ impl ConfigBuilder {
                     c.player_events_kept
                 ),
             ));
+        }
+        for (i, name) in c.house_players.iter().enumerate() {
+            if let Err(why) = canasta_engine::bot::check_name(name) {
+                return Err(ConfigError::new(
+                    "house_players",
+                    format!("{}: {why}", quoted(name)),
+                ));
+            }
+            if c.house_players[..i].contains(name) {
+                return Err(ConfigError::new(
+                    "house_players",
+                    format!("{} is named twice: name each bot once", quoted(name)),
+                ));
+            }
         }
         let mut c = c;
         for origin in &mut c.cors_origins {

@@ -281,6 +281,19 @@ pub struct Flags {
         action = ArgAction::Append
     )]
     pub cors_origins: Vec<String>,
+
+    /// A built-in bot the lobby hosts as a player of the same name (greedy, random, safe,
+    /// search, search:50ms ...): rated, accepting every challenge, filling the seats of seeks
+    /// that ask for it. Repeat the flag for more (the environment variable takes them separated
+    /// by commas); --house-player none for none. Default: greedy and random.
+    #[arg(
+        long = "house-player",
+        env = "CANASTA_HOUSE_PLAYERS",
+        value_name = "BOT",
+        value_delimiter = ',',
+        action = ArgAction::Append
+    )]
+    pub house_players: Vec<String>,
 }
 
 /// Milliseconds, as a flag of milliseconds shows a duration.
@@ -366,10 +379,26 @@ impl Flags {
             .keepalive(optional(self.keepalive_secs))
             .keepalive_timeout(duration(self.keepalive_timeout_secs))
             .cors_origins(self.cors_origins.iter().map(|o| o.trim()))
+            .house_players(self.house_players())
             .max_bot_think(Duration::from_millis(self.max_bot_think_ms))
             .max_bot_iterations(self.max_bot_iterations)
             .bot_threads(self.bot_threads)
             .build()
+    }
+
+    /// The house players the flags name: the default's without the flag, none for `none`.
+    fn house_players(&self) -> Vec<String> {
+        let named: Vec<String> = self
+            .house_players
+            .iter()
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+            .collect();
+        match named.as_slice() {
+            [] => defaults().house_players().to_vec(),
+            [none] if none == "none" => Vec::new(),
+            _ => named,
+        }
     }
 
     /// A setting the configuration refused, as clap tells a bad value: naming its flag.
@@ -393,6 +422,7 @@ fn flag_of(setting: &str) -> String {
         "tls" => "tls-cert".into(),
         "keepalive" => "keepalive-secs".into(),
         "cors_origins" => "cors-origin".into(),
+        "house_players" => "house-player".into(),
         "min_move_budget" | "max_move_budget" | "max_bot_think" => format!("{name}-ms"),
         s if s.ends_with("timeout") || s == "heartbeat" => format!("{name}-secs"),
         _ => name,

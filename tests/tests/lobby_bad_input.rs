@@ -147,7 +147,12 @@ fn official(players: u32) -> Option<v1::RuleSet> {
 
 #[tokio::test]
 async fn every_bad_field_of_the_lobby_is_refused_with_its_reason_and_changes_nothing() {
-    let server = TestServer::start().await;
+    // No house players: a seek that asks for them is refused.
+    let config = test_config()
+        .house_players(Vec::<String>::new())
+        .build()
+        .unwrap();
+    let server = TestServer::with_config(config).await;
     let mut lobby = lobby(server.addr).await;
     let mut keys = HashMap::new();
     for name in ["ann", "bob", "cy"] {

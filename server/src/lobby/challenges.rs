@@ -70,8 +70,10 @@ fn closed(c: &v1::Challenge) -> ApiError {
 }
 
 impl Lobby {
-    /// Makes a challenge of `player`'s and tells its players.
-    pub fn create_challenge(
+    /// Makes a challenge of `player`'s and tells its players. The house players it invites
+    /// accept at once; if that makes every seat's answer an accept, the game starts and the
+    /// answer holds it.
+    pub async fn create_challenge(
         self: &Arc<Self>,
         player: PlayerId,
         r: v1::CreateChallengeRequest,
@@ -90,6 +92,31 @@ impl Lobby {
                 r.seats.len()
             )));
         }
+        let (wire, start) = self.make_challenge(player, &r, spec)?;
+        if let Some((spec, players)) = start {
+            let wire = self
+                .start_challenge(&wire.challenge_id, spec, players)
+                .await?;
+            return Ok(v1::CreateChallengeResponse {
+                challenge: Some(wire),
+            });
+        }
+        Ok(v1::CreateChallengeResponse {
+            challenge: Some(wire),
+        })
+    }
+
+    /// Records a new challenge and tells its players, or, if every seat has accepted (its
+    /// other players are house players), marks it started and returns what its game needs.
+    #[allow(clippy::type_complexity)]
+    fn make_challenge(
+        self: &Arc<Self>,
+        player: PlayerId,
+        r: &v1::CreateChallengeRequest,
+        spec: GameSpec,
+    ) -> Result<(v1::Challenge, Option<(GameSpec, Vec<PlayerId>)>), ApiError> {
+        let seats = spec.layout.seats();
+        let bad = |message: String| ApiError::invalid(Reason::BadSeats, "seats", message);
         let mut st = self.state();
         let mut players = Vec::with_capacity(seats);
         for name in &r.seats {
@@ -120,7 +147,7 @@ impl Lobby {
                 .iter()
                 .map(|p| v1::ChallengeSeat {
                     player: st.players[p].name.clone(),
-                    answer: if *p == player {
+                    answer: if *p == player || Lobby::hosted(&st, *p) {
                         v1::ChallengeAnswer::Accepted
                     } else {
                         v1::ChallengeAnswer::Pending
@@ -146,6 +173,13 @@ impl Lobby {
                 challenger: player,
             },
         );
+        let all = players
+            .iter()
+            .all(|&p| p == player || Lobby::hosted(&st, p));
+        if all {
+            let start = self.begin_start(&mut st, &id);
+            return Ok((wire, Some(start)));
+        }
         let ops = self.tell(&mut st, &players, &wire);
         drop(self.store.lobby(ops));
         drop(st);
@@ -157,9 +191,7 @@ impl Lobby {
             tokio::time::sleep(timeout).await;
             lobby.state().challenges.by_id.remove(&id);
         });
-        Ok(v1::CreateChallengeResponse {
-            challenge: Some(wire),
-        })
+        Ok((wire, None))
     }
 
     /// The events telling `players` of a challenge's state.
@@ -171,7 +203,9 @@ impl Lobby {
     ) -> Vec<LobbyOp> {
         players
             .iter()
-            .map(|p| self.push_event(st, *p, v1::player_event::Kind::Challenge(wire.clone())))
+            .filter_map(|p| {
+                self.push_event(st, *p, v1::player_event::Kind::Challenge(wire.clone()))
+            })
             .collect()
     }
 
@@ -190,7 +224,9 @@ impl Lobby {
             p.challenges_made -= 1;
         }
         for (id, seat) in players.iter().zip(&wire.seats) {
+            // A house player's accept was no wait of its own.
             if seat.answer == v1::ChallengeAnswer::Accepted as i32
+                && !Lobby::hosted(&st, *id)
                 && let Some(p) = st.players.get_mut(id)
             {
                 p.challenges_in -= 1;
@@ -278,18 +314,7 @@ impl Lobby {
                 .iter()
                 .all(|s| s.answer == v1::ChallengeAnswer::Accepted as i32);
             if all {
-                // Started from now on: no other answer or cancel reaches it.
-                c.wire.status = v1::ChallengeStatus::Started as i32;
-                let (spec, players, challenger) = (c.spec.clone(), c.players.clone(), c.challenger);
-                if let Some(p) = st.players.get_mut(&challenger) {
-                    p.challenges_made -= 1;
-                }
-                for p in &players {
-                    let p = st.players.get_mut(p).expect("a player");
-                    p.challenges_in -= 1;
-                    p.games_open += 1;
-                }
-                Some((spec, players))
+                Some(self.begin_start(&mut st, &r.challenge_id))
             } else {
                 let (wire, players) = (c.wire.clone(), c.players.clone());
                 let ops = self.tell(&mut st, &players, &wire);
@@ -300,11 +325,52 @@ impl Lobby {
             }
         };
         let (spec, players) = start.expect("all accepted");
-        let origins = vec![Origin::Challenge(r.challenge_id.clone()); players.len()];
+        let wire = self.start_challenge(&r.challenge_id, spec, players).await?;
+        Ok(v1::AnswerChallengeResponse {
+            challenge: Some(wire),
+        })
+    }
+
+    /// Marks a challenge every seat accepted as started (no other answer or cancel reaches it
+    /// from now on) and counts its game among its players'; returns what the game needs.
+    fn begin_start(&self, st: &mut super::State, id: &str) -> (GameSpec, Vec<PlayerId>) {
+        let c = st.challenges.by_id.get_mut(id).expect("a challenge");
+        c.wire.status = v1::ChallengeStatus::Started as i32;
+        let (spec, players, challenger) = (c.spec.clone(), c.players.clone(), c.challenger);
+        let accepted: Vec<bool> = c
+            .wire
+            .seats
+            .iter()
+            .map(|s| s.answer == v1::ChallengeAnswer::Accepted as i32)
+            .collect();
+        if let Some(p) = st.players.get_mut(&challenger) {
+            p.challenges_made -= 1;
+        }
+        for (id, accepted) in players.iter().zip(accepted) {
+            let hosted = Lobby::hosted(st, *id);
+            let p = st.players.get_mut(id).expect("a player");
+            // A house player's accept was no wait of its own.
+            if accepted && !hosted {
+                p.challenges_in -= 1;
+            }
+            p.games_open += 1;
+        }
+        (spec, players)
+    }
+
+    /// Creates a started challenge's game, records it on the challenge and tells its players;
+    /// a game that cannot be created cancels the challenge, with why.
+    async fn start_challenge(
+        self: &Arc<Self>,
+        id: &str,
+        spec: GameSpec,
+        players: Vec<PlayerId>,
+    ) -> Result<v1::Challenge, ApiError> {
+        let origins = vec![Origin::Challenge(id.to_string()); players.len()];
         let started = self.start_game(&spec, &players, &origins).await;
         let mut st = self.state();
-        let Some(c) = st.challenges.by_id.get_mut(&r.challenge_id) else {
-            return Err(not_found(&r.challenge_id));
+        let Some(c) = st.challenges.by_id.get_mut(id) else {
+            return Err(not_found(id));
         };
         let outcome = match &started {
             Ok(s) => {
@@ -321,9 +387,7 @@ impl Lobby {
         let ops = self.tell(&mut st, &players, &wire);
         drop(self.store.lobby(ops));
         outcome?;
-        Ok(v1::AnswerChallengeResponse {
-            challenge: Some(wire),
-        })
+        Ok(wire)
     }
 
     /// Withdraws a pending challenge, for its challenger.

@@ -12,8 +12,9 @@
 //! - [`ratings`]: the Weng-Lin update (pure, unit-tested);
 //! - [`events`]: a player's event stream (WatchPlayer);
 //! - [`challenges`]: challenges, their answers and their expiry;
-//! - this file: the players, the seeks' streams, the games the lobby starts and rates, the
-//!   records and the leaderboard.
+//! - this file: the players (house players among them: the built-in bots it hosts, whose seats
+//!   the server plays), the seeks' streams and their fill with house players, the games the
+//!   lobby starts and rates, the records and the leaderboard.
 
 pub mod challenges;
 pub mod events;
@@ -173,6 +174,26 @@ struct Player {
 }
 
 impl Player {
+    fn new(name: String, house: bool, created_ms: i64, key_hash: KeyHash) -> Player {
+        Player {
+            name,
+            house,
+            created_ms,
+            key_hash,
+            ratings: HashMap::new(),
+            games: 0,
+            wins: 0,
+            recent: VecDeque::new(),
+            events: VecDeque::new(),
+            last_seq: 0,
+            live: None,
+            seeks: 0,
+            challenges_made: 0,
+            challenges_in: 0,
+            games_open: 0,
+        }
+    }
+
     fn summary(&self) -> v1::PlayerSummary {
         v1::PlayerSummary {
             name: self.name.clone(),
@@ -256,6 +277,9 @@ struct State {
     games: HashMap<String, LobbyGame>,
     boards: HashMap<Family, BTreeSet<Ranked>>,
     challenges: Challenges,
+    /// The house players this server hosts (`--house-player`), in the configured order: the
+    /// server plays their seats with the built-in bot of their name.
+    hosted: Vec<PlayerId>,
 }
 
 /// The lobby.
@@ -376,10 +400,63 @@ impl Lobby {
             config,
             shutdown,
         });
+        lobby.host_house_players();
         for game_id in pending {
             lobby.follow(game_id);
         }
         lobby
+    }
+
+    /// Hosts the configured house players: registers those missing (their key is drawn and
+    /// thrown away: nobody acts as a house player but the server). A name a client player
+    /// holds is not taken from it: that bot is not hosted, and the log says so.
+    fn host_house_players(&self) {
+        let mut st = self.state();
+        let mut ops = Vec::new();
+        for name in self.config.house_players() {
+            match st.by_name.get(&name.to_lowercase()).copied() {
+                Some(id) if st.players[&id].house => st.hosted.push(id),
+                Some(_) => tracing::warn!(
+                    bot = %name,
+                    "a player who is no house player holds the name of a house bot: that bot \
+                     is not hosted"
+                ),
+                None => {
+                    let key_hash = keys::hash(&Token::generate());
+                    let id = st.next_player;
+                    st.next_player += 1;
+                    let created_ms = now_ms();
+                    st.by_name.insert(name.to_lowercase(), id);
+                    st.by_key
+                        .entry(keys::bucket(&key_hash))
+                        .or_default()
+                        .push(id);
+                    st.players
+                        .insert(id, Player::new(name.clone(), true, created_ms, key_hash));
+                    st.hosted.push(id);
+                    ops.push(LobbyOp::Player(PlayerRow {
+                        id,
+                        name: name.clone(),
+                        key_hash,
+                        house: true,
+                        created_ms,
+                    }));
+                }
+            }
+        }
+        if !ops.is_empty() {
+            let stored = self.store.lobby(ops);
+            tokio::spawn(async move {
+                if let Err(e) = stored.await {
+                    tracing::error!(error = %e, "the house players were not stored: they are registered again at the next start");
+                }
+            });
+        }
+    }
+
+    /// True if the server plays this player's seats.
+    fn hosted(st: &State, player: PlayerId) -> bool {
+        st.hosted.contains(&player)
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -591,7 +668,7 @@ impl Lobby {
                 ),
             ));
         }
-        if r.fill_with_bots_after_ms > 0 {
+        if r.fill_with_bots_after_ms > 0 && self.state().hosted.is_empty() {
             return Err(ApiError::new(
                 Code::FailedPrecondition,
                 Reason::HouseBotsUnavailable,
@@ -652,7 +729,8 @@ impl Lobby {
             Some(formed) => {
                 let taken = Self::take_formed(&mut st, &formed);
                 drop(st);
-                tokio::spawn(self.clone().seat(spec, taken));
+                let seats = taken.into_iter().map(|(s, o)| (o.player, Some((s, o))));
+                tokio::spawn(self.clone().seat(spec, seats.collect()));
             }
             None => {
                 for s in st.matcher.seeks(&kind) {
@@ -662,7 +740,71 @@ impl Lobby {
                 }
             }
         }
+        if r.fill_with_bots_after_ms > 0 {
+            let lobby = self.clone();
+            let wait = Duration::from_millis(r.fill_with_bots_after_ms);
+            tokio::spawn(async move {
+                tokio::time::sleep(wait).await;
+                lobby.fill(seek);
+            });
+        }
         Ok(stream)
+    }
+
+    /// Seats a seek still waiting when its `fill_with_bots_after_ms` is over: with the seekers
+    /// of its queue that fit with it, and house players in the seats left (each hosted one
+    /// once, in the configured order, then again from the first: a game where a house player
+    /// sits twice is not rated).
+    fn fill(self: &Arc<Self>, seek: SeekId) {
+        let mut st = self.state();
+        let Some(open) = st.seeks.get(&seek) else {
+            return;
+        };
+        let (kind, mut spec) = (open.kind.clone(), open.spec.clone());
+        let Some(seated) = st.matcher.take_partial(&kind, seek) else {
+            return;
+        };
+        let seated_players: Vec<PlayerId> = seated.iter().flatten().map(|s| s.player).collect();
+        let mut house = st
+            .hosted
+            .iter()
+            .copied()
+            .filter(|h| !seated_players.contains(h))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .chain(st.hosted.clone().into_iter().cycle());
+        let mut seats = Vec::with_capacity(seated.len());
+        for s in seated {
+            match s {
+                Some(s) => {
+                    let open = st.seeks.remove(&s.seek).expect("a waiting seek is open");
+                    let p = st.players.get_mut(&open.player).expect("a player");
+                    p.seeks -= 1;
+                    p.games_open += 1;
+                    seats.push((open.player, Some((s.seek, open))));
+                }
+                None => {
+                    let h = house
+                        .next()
+                        .expect("a server that fills hosts house players");
+                    st.players.get_mut(&h).expect("a player").games_open += 1;
+                    seats.push((h, None));
+                }
+            }
+        }
+        let mut players: Vec<PlayerId> = seats.iter().map(|(p, _)| *p).collect();
+        players.sort_unstable();
+        players.dedup();
+        spec.rated &= players.len() == seats.len();
+        let waiting = st.matcher.waiting(&kind) as u32;
+        let needed = spec.layout.seats() as u32;
+        for s in st.matcher.seeks(&kind) {
+            if let Some(other) = st.seeks.get(&s) {
+                let _ = other.to_stream.send(SeekNews::Waiting(waiting, needed));
+            }
+        }
+        drop(st);
+        tokio::spawn(self.clone().seat(spec, seats));
     }
 
     /// Takes the seeks of a formed game out of the lobby's open seeks: their players now have
@@ -761,15 +903,22 @@ impl Lobby {
     }
 
     /// Makes the game of a formed seek and seats its players.
-    async fn seat(self: Arc<Self>, spec: GameSpec, taken: Vec<(SeekId, OpenSeek)>) {
-        let players: Vec<PlayerId> = taken.iter().map(|(_, o)| o.player).collect();
-        let origins: Vec<Origin> = taken
+    async fn seat(
+        self: Arc<Self>,
+        spec: GameSpec,
+        seats: Vec<(PlayerId, Option<(SeekId, OpenSeek)>)>,
+    ) {
+        let players: Vec<PlayerId> = seats.iter().map(|(p, _)| *p).collect();
+        let origins: Vec<Origin> = seats
             .iter()
-            .map(|(s, _)| Origin::Seek(format!("s{s}")))
+            .map(|(_, s)| Origin::Seek(s.as_ref().map_or(String::new(), |(s, _)| format!("s{s}"))))
             .collect();
         match self.start_game(&spec, &players, &origins).await {
             Ok(started) => {
-                for ((seek, open), seat) in taken.into_iter().zip(started.seats) {
+                for ((_, taken), seat) in seats.into_iter().zip(started.seats) {
+                    let Some((seek, open)) = taken else {
+                        continue;
+                    };
                     let _ = open
                         .to_stream
                         .send(SeekNews::Seated(Box::new(v1::SeekSeated {
@@ -783,7 +932,7 @@ impl Lobby {
                 }
             }
             Err(e) => {
-                for (_, open) in taken {
+                for (_, (_, open)) in seats.into_iter().filter_map(|(p, s)| Some((p, s?))) {
                     let _ = open.to_stream.send(SeekNews::Failed(e.clone().into()));
                 }
             }
@@ -864,7 +1013,7 @@ impl Lobby {
                 challenge_id,
                 rules: Some(spec.rules.clone()),
             });
-            ops.push(self.push_event(&mut st, *id, event));
+            ops.extend(self.push_event(&mut st, *id, event));
         }
         self.store.lobby(ops)
     }
@@ -875,11 +1024,25 @@ impl Lobby {
         spec: &GameSpec,
         players: &[PlayerId],
     ) -> Result<(v1::GameSummary, Vec<SeatTaken>), ApiError> {
+        // The house players' seats are the server's bots', held from the creation on.
+        let bots: Vec<v1::SeatBot> = {
+            let st = self.state();
+            players
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| Self::hosted(&st, **p))
+                .map(|(seat, p)| v1::SeatBot {
+                    seat: seat as u32,
+                    bot: st.players[p].name.clone(),
+                })
+                .collect()
+        };
         let created = self
             .registry
             .create(v1::CreateGameRequest {
                 rules: Some(spec.rules.clone()),
                 time_control: spec.time_control,
+                bots: bots.clone(),
                 ..Default::default()
             })
             .await?;
@@ -887,6 +1050,13 @@ impl Lobby {
         let handle = self.registry.get(&id)?;
         let mut seats = Vec::with_capacity(players.len());
         for (seat, player) in players.iter().enumerate() {
+            if bots.iter().any(|b| b.seat == seat as u32) {
+                seats.push(SeatTaken {
+                    seat: seat as u32,
+                    token: String::new(),
+                });
+                continue;
+            }
             let name = self.name_of(*player);
             let joined = handle
                 .ask(|reply| Command::Join {
@@ -1047,7 +1217,7 @@ impl Lobby {
                 won,
                 rating: change,
             });
-            ops.push(self.push_event(&mut st, *id, event));
+            ops.extend(self.push_event(&mut st, *id, event));
         }
         ops.push(LobbyOp::GameDone {
             game_id: game_id.to_string(),
@@ -1122,15 +1292,18 @@ impl Lobby {
     }
 
     /// Numbers a player's event, keeps it, sends it to the player's streams; returns its row
-    /// to store.
+    /// to store. A house player has no stream (nobody holds its key): nothing for it.
     fn push_event(
         &self,
         st: &mut State,
         player: PlayerId,
         kind: v1::player_event::Kind,
-    ) -> LobbyOp {
+    ) -> Option<LobbyOp> {
         let keep = self.config.player_events_kept();
         let p = st.players.get_mut(&player).expect("a player");
+        if p.house {
+            return None;
+        }
         p.last_seq += 1;
         let event = Arc::new(v1::PlayerEvent {
             seq: p.last_seq,
@@ -1146,12 +1319,12 @@ impl Lobby {
         {
             p.live = None;
         }
-        LobbyOp::Event {
+        Some(LobbyOp::Event {
             player,
             seq: event.seq,
             event: event.encode_to_vec(),
             keep: keep as u64,
-        }
+        })
     }
 
     /// Opens a player's event stream: the kept events after `after_seq`, and the live feed.

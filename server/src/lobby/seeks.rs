@@ -211,14 +211,51 @@ impl<K: std::hash::Hash + Eq + Clone> Matcher<K> {
     }
 }
 
+impl<K: std::hash::Hash + Eq + Clone> Matcher<K> {
+    /// Takes a seek that waits no more (its seats are to be filled with house bots) out of its
+    /// queue, with the units that fit with it from the front of the queue: the seats, in
+    /// order, with the seekers taken and `None` for those left empty. `None` if the seek does
+    /// not wait (seated, cancelled) or waits aside for its partner (it then has no unit).
+    pub fn take_partial(&mut self, kind: &K, seek: SeekId) -> Option<Vec<Option<Seeker>>> {
+        let queue = self.queues.get_mut(kind)?;
+        let at = queue
+            .units
+            .iter()
+            .position(|u| u.seekers().any(|s| s.seek == seek))?;
+        let seated = choose(queue, Some(at), false).map(|units| place(&queue.layout, &units));
+        if queue.units.is_empty() && queue.awaiting.is_empty() {
+            self.queues.remove(kind);
+        }
+        seated
+    }
+}
+
 /// Forms one game from the front of the queue, if its units fill the seats.
 fn form(queue: &mut Queue) -> Option<Formed> {
+    let units = choose(queue, None, true)?;
+    Some(Formed {
+        seats: place(&queue.layout, &units)
+            .into_iter()
+            .map(|s| s.expect("every seat is filled"))
+            .collect(),
+    })
+}
+
+/// Chooses units from the front of the queue (`first` before all, if given) and takes them
+/// out of it: those that fit, until the seats are filled; `None` (and nothing taken) if they
+/// must be filled and are not.
+fn choose(queue: &mut Queue, first: Option<usize>, fill: bool) -> Option<Vec<Unit>> {
     let seats = queue.layout.seats();
     let pair_room = queue.layout.pair_room();
     let (mut pairs, mut singles) = (0, 0);
     let mut chosen: Vec<usize> = Vec::new();
     let mut players: Vec<PlayerId> = Vec::new();
-    for (i, unit) in queue.units.iter().enumerate().take(SCAN * seats) {
+    let order = first
+        .into_iter()
+        .chain((0..queue.units.len()).filter(|&i| Some(i) != first))
+        .take(SCAN * seats);
+    for i in order {
+        let unit = &queue.units[i];
         if unit.seekers().any(|s| players.contains(&s.player)) {
             continue;
         }
@@ -239,21 +276,31 @@ fn form(queue: &mut Queue) -> Option<Formed> {
             break;
         }
     }
-    if 2 * pairs + singles < seats {
+    if fill && 2 * pairs + singles < seats {
         return None;
     }
-    let units: Vec<Unit> = chosen
-        .iter()
-        .rev()
-        .map(|&i| queue.units.remove(i).expect("a chosen unit"))
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    let mut free: Vec<Vec<usize>> = queue.layout.sides.clone();
+    // Taken out from the back, so that the places of the others hold; kept in their order.
+    let mut taken: Vec<(usize, Unit)> = Vec::new();
+    let mut by_place = chosen.clone();
+    by_place.sort_unstable();
+    for &i in by_place.iter().rev() {
+        taken.push((i, queue.units.remove(i).expect("a chosen unit")));
+    }
+    Some(
+        chosen
+            .iter()
+            .map(|i| taken.iter().find(|(j, _)| j == i).expect("taken").1)
+            .collect(),
+    )
+}
+
+/// Seats units: pairs first, each on the side with the most free seats, then the singles in
+/// order; `None` for the seats left.
+fn place(layout: &Layout, units: &[Unit]) -> Vec<Option<Seeker>> {
+    let seats = layout.seats();
+    let mut free: Vec<Vec<usize>> = layout.sides.clone();
     let mut seated: Vec<Option<Seeker>> = vec![None; seats];
-    // Pairs first, each to the side with the most free seats; then the singles in order.
-    for unit in &units {
+    for unit in units {
         if let Unit::Pair(a, b) = unit {
             let side = free
                 .iter_mut()
@@ -267,17 +314,12 @@ fn form(queue: &mut Queue) -> Option<Formed> {
     let mut rest: Vec<usize> = free.into_iter().flatten().collect();
     rest.sort_unstable();
     let mut rest = rest.into_iter();
-    for unit in &units {
+    for unit in units {
         if let Unit::Single(a) = unit {
             seated[rest.next().expect("room was counted")] = Some(*a);
         }
     }
-    Some(Formed {
-        seats: seated
-            .into_iter()
-            .map(|s| s.expect("every seat is filled"))
-            .collect(),
-    })
+    seated
 }
 
 #[cfg(test)]
@@ -371,6 +413,25 @@ mod tests {
         let formed = m.add(&"k", &four(), s(4, 6), None).expect("a game");
         let seat = |p| formed.seats.iter().position(|x| x.player == p).unwrap();
         assert_eq!(seat(1) % 2, seat(2) % 2);
+    }
+
+    // A seek whose wait is over is taken with the units that fit with it, and the seats left
+    // are empty; the others wait on.
+    #[test]
+    fn a_seek_filled_with_bots_takes_who_fits_and_leaves_the_rest_empty() {
+        let mut m = Matcher::default();
+        m.add(&"k", &four(), s(0, 1), None);
+        m.add(&"k", &four(), s(1, 1), None);
+        m.add(&"k", &four(), s(2, 2), None);
+        let seats = m.take_partial(&"k", 1).expect("waiting");
+        assert_eq!(seats, vec![Some(s(1, 1)), Some(s(2, 2)), None, None]);
+        assert_eq!(m.seeks(&"k"), vec![0]);
+        assert_eq!(m.take_partial(&"k", 1), None, "taken already");
+        assert_eq!(
+            m.take_partial(&"k", 0),
+            Some(vec![Some(s(0, 1)), None, None, None])
+        );
+        assert_eq!(m.waiting(&"k"), 0);
     }
 
     // Two-player games have no partners: the layout says so.

@@ -99,7 +99,7 @@ impl LobbyService for Service {
         &self,
         request: Request<v1::CreateChallengeRequest>,
     ) -> Result<Response<v1::CreateChallengeResponse>, Status> {
-        self.call(request, |c: AsPlayer, r| async move {
+        self.call(request, |c: AsPlayer, r| {
             self.lobby.create_challenge(c.player, r)
         })
         .await
