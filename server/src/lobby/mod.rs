@@ -1580,4 +1580,92 @@ mod tests {
         };
         assert_eq!(places(3, &tie), vec![1, 2, 2]);
     }
+
+    // Rated games between the house players greedy and random, played to the end by the
+    // server's bots through the registry (in memory) and rated by the lobby as any lobby game:
+    // after a few hundred, greedy ranks first and its conservative rating (mu - 3 sigma) is
+    // above random's optimistic one (mu + 3 sigma).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn house_greedy_ranks_above_house_random_after_rated_games() {
+        use crate::metrics::Metrics;
+        let config = Arc::new(Config::for_tests());
+        let registry = Arc::new(Registry::new(
+            Store::memory(),
+            config.clone(),
+            Metrics::new(),
+        ));
+        let (_stop, stopped) = watch::channel(false);
+        let lobby = Lobby::new(
+            registry.clone(),
+            Store::memory(),
+            config.clone(),
+            LobbyLoaded::default(),
+            stopped,
+        );
+        let (greedy, random) = {
+            let st = lobby.state();
+            (st.by_name["greedy"], st.by_name["random"])
+        };
+        let rules = v1::RuleSet {
+            preset: v1::Preset::Official as i32,
+            player_count: 2,
+            options: Default::default(),
+        };
+        let spec = GameSpec::check(Some(&rules), None, Some(true), &config).expect("rated rules");
+        let games = 300;
+        let mut played = tokio::task::JoinSet::new();
+        for g in 0..games {
+            let (lobby, spec) = (lobby.clone(), spec.clone());
+            played.spawn(async move {
+                let players = if g % 2 == 0 {
+                    [greedy, random]
+                } else {
+                    [random, greedy]
+                };
+                for p in players {
+                    lobby.state().players.get_mut(&p).unwrap().games_open += 1;
+                }
+                let origins = vec![Origin::Seek(String::new()); 2];
+                let started = lobby
+                    .start_game(&spec, &players, &origins)
+                    .await
+                    .expect("a game of house players");
+                let handle = lobby.registry.get(&started.game.game_id).unwrap();
+                let mut finished = handle.finished.clone();
+                finished.wait_for(|f| *f).await.expect("the game ends");
+                // Rated here, or already by the lobby's own follower: once either way.
+                lobby.finish(&started.game.game_id, handle.summary()).await;
+            });
+            if played.len() >= 16 {
+                played.join_next().await.unwrap().unwrap();
+            }
+        }
+        while let Some(done) = played.join_next().await {
+            done.unwrap();
+        }
+        let family = (v1::Preset::Official as i32, 2);
+        let (g, r) = {
+            let st = lobby.state();
+            (
+                st.players[&greedy].ratings[&family],
+                st.players[&random].ratings[&family],
+            )
+        };
+        assert_eq!(g.games, games);
+        assert!(g.wins > games * 9 / 10, "{g:?}");
+        assert!(
+            g.display() > r.mu + 3.0 * r.sigma,
+            "greedy {g:?} against random {r:?}"
+        );
+        let board = lobby
+            .leaderboard(v1::GetLeaderboardRequest {
+                family: Some(v1::RatingFamily {
+                    preset: family.0,
+                    player_count: 2,
+                }),
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(board.entries[0].player.as_ref().unwrap().name, "greedy");
+    }
 }
