@@ -960,19 +960,25 @@ async fn decide(
     bot: &mut dyn Bot,
     prompt: &v1::Prompt,
 ) -> Result<Decision, RemoteError> {
-    let (view, seq) = match seat.prompt_view(prompt) {
-        Some(v) => v?,
+    let (view, seq, time_left) = match seat.prompt_view(prompt) {
+        Some(v) => v.map(|(view, seq)| (view, seq, prompt.time_left_ms))?,
         None => match seat.get_view(client).await {
             Ok(r) => {
+                // The time left as GetView answers it: later than the prompt's.
+                let time_left = r.time_left_ms;
                 let (view, seq, _) = seat.decode_view(r)?;
-                (view, seq)
+                (view, seq, time_left)
             }
             Err(s) if transient(&s) => return Ok(Decision::Then(Next::Resume(status_text(&s)))),
             Err(s) => return Err(s.into()),
         },
     };
     match view.legal() {
-        Some(legal) => Ok(Decision::Act(seq, bot.choose(&view, &legal))),
+        Some(legal) => {
+            // A bot that searches keeps within the seat's time under a time control.
+            bot.set_time_left(time_left.map(Duration::from_millis));
+            Ok(Decision::Act(seq, bot.choose(&view, &legal)))
+        }
         // Not our turn after all (the prompt was stale).
         None => Ok(Decision::Then(Next::Read)),
     }

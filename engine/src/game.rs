@@ -195,6 +195,28 @@ pub(crate) struct Deal {
     pub meld_stamps: [u64; MAX_SEATS],
     /// Per seat, the cards every seat knows to be in its hand ([`Game::known`]).
     pub known: [CardCounts; MAX_SEATS],
+    /// Per seat, the pile's top card it passed at its last draw ([`Game::passed`]).
+    pub passed: [CardCounts; MAX_SEATS],
+    /// Per seat, the cards it discarded this deal ([`Game::discarded`]).
+    pub discarded: [CardCounts; MAX_SEATS],
+}
+
+/// The least pile whose pass [`Game::passed`] records: players often keep a pair rather
+/// than take a pile of one or two cards with it, so passing one says little.
+const PASS_PILE: usize = 3;
+
+/// Counts `card` in a seat's public record of its discards ([`Game::discarded`]),
+/// up to the copies of it the pack holds: a card may pass through the pile more than once,
+/// and a record longer than the pack would tell nothing more (and fit no message).
+fn record(rules: &Rules, into: &mut CardCounts, card: Card) {
+    let copies = if card == Card::JOKER {
+        rules.jokers
+    } else {
+        rules.decks
+    };
+    if into.count(card) < copies {
+        into.add(card);
+    }
 }
 
 /// A game in progress: the referee's complete state.
@@ -297,6 +319,8 @@ impl Game {
                 partners: [None; MAX_SEATS],
                 meld_stamps: [NO_STATE; MAX_SEATS],
                 known: [CardCounts::new(); MAX_SEATS],
+                passed: [CardCounts::new(); MAX_SEATS],
+                discarded: [CardCounts::new(); MAX_SEATS],
             },
             lineage,
             state,
@@ -345,6 +369,8 @@ impl Game {
         let mut had_turn = [false; MAX_SEATS];
         let mut melded_before = [false; MAX_SEATS];
         let mut known = [CardCounts::new(); MAX_SEATS];
+        let mut passed = [CardCounts::new(); MAX_SEATS];
+        let mut discarded = [CardCounts::new(); MAX_SEATS];
         let mut partners = [None; MAX_SEATS];
         for (s, seat) in view.seats.iter().enumerate().take(MAX_SEATS) {
             d_hands[s] = hands.get(s).copied().unwrap_or_default();
@@ -352,6 +378,8 @@ impl Game {
             had_turn[s] = seat.had_turn;
             melded_before[s] = seat.melded_before;
             known[s] = seat.known;
+            passed[s] = seat.passed;
+            discarded[s] = seat.discarded;
             partners[s] = table.partner(&chairs, seat.seat);
         }
         let lineage = Lineage::new();
@@ -387,6 +415,8 @@ impl Game {
                 partners,
                 meld_stamps: [state; MAX_SEATS],
                 known,
+                passed,
+                discarded,
             },
             lineage,
             state,
@@ -530,6 +560,23 @@ impl Game {
     /// kind: what remains is certain, never a guess. Empty for a seat the table does not have.
     pub fn known(&self, seat: Seat) -> &CardCounts {
         self.d.known.get(seat.index()).unwrap_or(&NO_CARDS)
+    }
+
+    /// The pile's top card a seat passed at its last draw, if it did: it drew from the stock
+    /// while its side had made its initial meld and the pile held three cards or more, the
+    /// top a natural card (four to ace) that did not block the pile for it. Empty otherwise
+    /// (and from its next draw on: a pass says ever less as the hand changes). Public, and a
+    /// hint, not a certainty: a player who held a natural pair of that rank could have taken
+    /// the pile with it, but the choice between the stock and the pile
+    /// is free while the stock lasts (R-TURN-1; R-STOCK-1 forces a take only once it is empty). Empty for a seat the table does not have.
+    pub fn passed(&self, seat: Seat) -> &CardCounts {
+        self.d.passed.get(seat.index()).unwrap_or(&NO_CARDS)
+    }
+
+    /// The cards a seat discarded this deal, in sight of all (the discard that goes out
+    /// included). Empty for a seat the table does not have.
+    pub fn discarded(&self, seat: Seat) -> &CardCounts {
+        self.d.discarded.get(seat.index()).unwrap_or(&NO_CARDS)
     }
 
     /// Facts about the turn in progress.
@@ -686,6 +733,19 @@ impl Game {
         self.state = self.lineage.next_state();
         match action {
             Action::DrawStock => {
+                // A pass says something where a natural pair of the top's rank would have
+                // taken a pile worth a pair: the side has melded (R-PILE-3, R-PILE-4), the
+                // pile holds more than the top and one card.
+                let passed = &mut self.d.passed[seat.index()];
+                *passed = CardCounts::new();
+                if let Some(&top) = self.d.pile.last()
+                    && self.d.pile.len() >= PASS_PILE
+                    && !self.d.pile_blocked
+                    && top.is_natural()
+                    && self.d.side_melded[self.table.side_of(seat).index()]
+                {
+                    passed.add(top);
+                }
                 if self.draw(seat, self.rules.draw, ev) {
                     self.phase = Phase::Play;
                 }
@@ -701,6 +761,7 @@ impl Game {
                 debug_assert!(held, "checked: the seat holds {card}");
                 // Not held any more if it was the last of its kind known to be.
                 let _ = self.d.known[seat.index()].remove(*card);
+                record(&self.rules, &mut self.d.discarded[seat.index()], *card);
                 self.discard(seat, *card, ev);
                 self.end_turn(seat, ev);
             }
@@ -713,6 +774,7 @@ impl Game {
                     let held = self.d.hands[seat.index()].remove(*card);
                     debug_assert!(held, "checked: the seat holds {card}");
                     let _ = self.d.known[seat.index()].remove(*card);
+                    record(&self.rules, &mut self.d.discarded[seat.index()], *card);
                     self.d.pile.push(*card);
                 }
                 let concealed = self.is_concealed(seat);
@@ -814,6 +876,7 @@ impl Game {
         ev: &mut Vec<Event>,
     ) {
         let top = self.d.pile.pop().expect("checked: the pile has a top card");
+        self.d.passed[seat.index()] = CardCounts::new();
         let mut first = top_meld.cards;
         first.add(top);
         self.d.hands[seat.index()].add(top);
@@ -988,6 +1051,8 @@ impl Game {
         d.turn = ((d.dealer as usize + 1) % n) as u8;
         d.hands = [CardCounts::new(); MAX_SEATS];
         d.known = [CardCounts::new(); MAX_SEATS];
+        d.passed = [CardCounts::new(); MAX_SEATS];
+        d.discarded = [CardCounts::new(); MAX_SEATS];
         d.red_threes = [CardCounts::new(); MAX_SEATS];
         for (m, stamp) in d.melds.iter_mut().zip(&mut d.meld_stamps) {
             m.clear();

@@ -3,7 +3,8 @@
 //! A seat sees its own hand and every public fact: melds, red threes, the whole pile (R-PILE-7),
 //! the number of cards in each hand and in the stock, scores, whose turn it is and the phase.
 //! It never sees another hand or the stock's order, only what every seat knows of it (the cards
-//! it picked up with the pile, [`Game::known`]). A spectator sees the public facts only; the
+//! it picked up with the pile, [`Game::known`]) and what every seat saw it do (the pile top it
+//! passed at its last draw, [`Game::passed`], and the cards it discarded, [`Game::discarded`]). A spectator sees the public facts only; the
 //! referee sees everything. Views ([`Game::view`]) and events ([`redact`]) both go through here.
 //! When a deal ends, its hands are shown to everyone, as cards are counted at a real table.
 //!
@@ -72,6 +73,11 @@ pub struct SeatView {
     /// The cards of its hand every viewer knows are there ([`Game::known`]): public, the same
     /// in every view, and within `hand` where the viewer sees it.
     pub known: CardCounts,
+    /// The pile's top card it passed at its last draw, drawing from the stock instead
+    /// ([`Game::passed`]): public, the same in every view.
+    pub passed: CardCounts,
+    /// The cards it discarded this deal ([`Game::discarded`]): public, the same in every view.
+    pub discarded: CardCounts,
     /// Red threes it laid this deal.
     pub red_threes: CardCounts,
     /// It has had a turn this deal.
@@ -281,6 +287,8 @@ impl Game {
                 hand_len: 0,
                 hand: None,
                 known: CardCounts::new(),
+                passed: CardCounts::new(),
+                discarded: CardCounts::new(),
                 red_threes: CardCounts::new(),
                 had_turn: false,
                 melded_before: false,
@@ -293,9 +301,14 @@ impl Game {
             .iter()
             .zip(d.hands.iter().zip(&d.red_threes))
             .zip(d.had_turn.iter().zip(&d.melded_before))
-            .zip(&d.known);
-        for (i, (sv, (((&side, (hand, red)), (&had_turn, &melded_before)), known))) in
-            out.seats.iter_mut().zip(per_seat).enumerate()
+            .zip(d.known.iter().zip(d.passed.iter().zip(&d.discarded)));
+        for (
+            i,
+            (
+                sv,
+                (((&side, (hand, red)), (&had_turn, &melded_before)), (known, (passed, discarded))),
+            ),
+        ) in out.seats.iter_mut().zip(per_seat).enumerate()
         {
             seating_changed |= sv.side != side;
             sv.seat = Seat(i as u8);
@@ -304,6 +317,8 @@ impl Game {
             sv.hand_len = hand.len() as u32;
             sv.hand = (seen >> i & 1 != 0).then_some(*hand);
             sv.known = *known;
+            sv.passed = *passed;
+            sv.discarded = *discarded;
             sv.red_threes = *red;
             sv.had_turn = had_turn;
             sv.melded_before = melded_before;

@@ -201,3 +201,102 @@ fn laying_or_discarding_a_kind_counts_its_known_cards_down() {
     act(&mut game, 3, discard("7D"));
     assert!(game.known(seat).is_empty());
 }
+
+// The public record of what each seat did (`SeatView::passed`, `SeatView::discarded`), over
+// random games of every layout, recomputed by another road: the cards it discarded, from the
+// events (each kind counted up to the copies the pack holds); the top card it passed at its
+// last draw, from the view before the draw (its side melded, a pile of three cards or more, a
+// natural top that does not block it), emptied by its next draw or pile take. Every viewer
+// sees the same record (checked by `check` above, which compares whole seat views).
+#[test]
+fn passes_and_discards_are_recorded_as_played() {
+    use canasta_engine::{Action, Card, Rules};
+    let mut passes = 0;
+    for spec in layouts() {
+        let rules = Rules::new(&spec).unwrap();
+        for seed in 0..4u64 {
+            let mut game = Game::new(&Setup::seeded(spec.clone(), seed)).unwrap();
+            let players = game.table().players() as usize;
+            let mut bots: Vec<Box<dyn Bot>> = (0..players)
+                .map(|s| -> Box<dyn Bot> {
+                    if (s + seed as usize).is_multiple_of(3) {
+                        Box::new(RandomBot::new(seed + s as u64))
+                    } else {
+                        Box::new(GreedyBot::new())
+                    }
+                })
+                .collect();
+            let mut passed = vec![CardCounts::new(); players];
+            let mut discarded = vec![CardCounts::new(); players];
+            let deal = |g: &Game| g.history().len();
+            while let Some(seat) = game.to_act() {
+                if deal(&game) >= 2 {
+                    break;
+                }
+                let view = game.view(Viewer::Spectator);
+                let action = bots[seat.index()]
+                    .choose(&game.view(Viewer::Seat(seat)), &game.legal().unwrap());
+                let before = deal(&game);
+                let s = seat.index();
+                match &action {
+                    Action::DrawStock => {
+                        passed[s] = CardCounts::new();
+                        let melded = view.sides[view.seats[s].side.index()].melded;
+                        if let Some(&top) = view.pile.last()
+                            && melded
+                            && view.pile.len() >= 3
+                            && !view.pile_blocked
+                            && top.is_natural()
+                        {
+                            passed[s].add(top);
+                            passes += 1;
+                        }
+                    }
+                    Action::TakePile { .. } => passed[s] = CardCounts::new(),
+                    _ => {}
+                }
+                for e in game.apply(seat, &action).unwrap() {
+                    let card = match e {
+                        Event::Discarded { card, .. } => card,
+                        Event::WentOut {
+                            discard: Some(card),
+                            ..
+                        } => card,
+                        _ => continue,
+                    };
+                    let copies = if card == Card::JOKER {
+                        rules.jokers
+                    } else {
+                        rules.decks
+                    };
+                    if discarded[s].count(card) < copies {
+                        discarded[s].add(card);
+                    }
+                }
+                if deal(&game) != before {
+                    if deal(&game) >= 2 {
+                        break;
+                    }
+                    passed = vec![CardCounts::new(); players];
+                    discarded = vec![CardCounts::new(); players];
+                }
+                for t in game.table().seats() {
+                    let i = t.index();
+                    assert_eq!(*game.passed(t), passed[i], "{} seed {seed}", name(&spec));
+                    assert_eq!(
+                        *game.discarded(t),
+                        discarded[i],
+                        "{} seed {seed}",
+                        name(&spec)
+                    );
+                    let v = &game.view(Viewer::Spectator).seats[i];
+                    assert_eq!((&v.passed, &v.discarded), (&passed[i], &discarded[i]));
+                }
+            }
+        }
+    }
+    assert!(
+        passes > 100,
+        "only {passes} passes: the test saw too little"
+    );
+}

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use canasta_engine::arrange::Arrangement;
-use canasta_engine::bot::search::{Budget, Clock};
-use canasta_engine::bot::{self, Bot, RandomBot, SearchBot};
+use canasta_engine::bot::search::{Budget, Clock, usable_time};
+use canasta_engine::bot::{self, Bot, GreedyBot, RandomBot, SearchBot};
 use canasta_engine::event::Event;
 use canasta_engine::{Action, Game, Phase, Preset, RuleSpec, Rules, Seat, Setup, Viewer};
 use proptest::prelude::*;
@@ -268,6 +268,56 @@ fn a_time_limit_cuts_an_iteration_budget_short() {
     assert!(checked > 0);
 }
 
+// Under a time control the bot keeps to the time its seat has left, less the margin: a clock
+// that moves a millisecond a reading stops a decision given 60 ms (10 usable) after nine
+// iterations, whether its own budget is 1 000 iterations or two seconds. With the time control
+// lifted the budget is the bot's own again; with less time left than the margin it plays the
+// greedy choice at once.
+#[test]
+fn the_time_left_caps_every_budget() {
+    let ms = Duration::from_millis;
+    assert_eq!(usable_time(Duration::from_secs(2)), ms(1800));
+    assert_eq!(usable_time(ms(300)), ms(250));
+    assert_eq!(usable_time(ms(50)), Duration::ZERO);
+    assert_eq!(usable_time(Duration::ZERO), Duration::ZERO);
+    let mut checked = 0;
+    for seed in 0..8 {
+        let game = position(RuleSpec::new(Preset::Official, 4), seed, 30);
+        for budget in [
+            Budget::Iterations(1000),
+            Budget::Time(Duration::from_secs(2)),
+        ] {
+            let clock = Arc::new(Ticking(AtomicU64::new(1000)));
+            let mut bot = SearchBot::new(seed, budget).with_clock(clock);
+            bot.set_time_left(Some(ms(60)));
+            search_choice(&mut bot, &game);
+            if bot.stats().candidates.len() == 1 {
+                continue;
+            }
+            checked += 1;
+            assert_eq!(bot.stats().iterations, 9, "seed {seed}, {budget:?}");
+            // Still capped at the next decision, until told otherwise.
+            search_choice(&mut bot, &game);
+            assert_eq!(bot.stats().iterations, 9, "seed {seed}, {budget:?}");
+            if let Budget::Iterations(_) = budget {
+                let mut free = SearchBot::new(seed, Budget::Iterations(120));
+                free.set_time_left(Some(ms(60)));
+                free.set_time_left(None);
+                search_choice(&mut free, &game);
+                assert_eq!(free.stats().iterations, 120);
+            }
+            let seat = game.to_act().unwrap();
+            let view = game.view(Viewer::Seat(seat));
+            let greedy = GreedyBot::new().choose(&view, &view.legal().unwrap());
+            let mut hurried = SearchBot::new(seed, budget);
+            hurried.set_time_left(Some(ms(40)));
+            assert_eq!(search_choice(&mut hurried, &game), greedy);
+            assert_eq!(hurried.stats().iterations, 0);
+        }
+    }
+    assert!(checked > 0);
+}
+
 // The names the registry takes, and what it says of those it refuses.
 #[test]
 fn search_names_set_the_budget_and_threads() {
@@ -277,6 +327,7 @@ fn search_names_set_the_budget_and_threads() {
         ("search:50ms", "search:50ms"),
         ("search:2s:t2", "search:2000ms:t2"),
         ("search:t4:100", "search:100:t4"),
+        ("search:noinfer:50ms", "search:50ms:noinfer"),
     ] {
         assert_eq!(bot::check_name(name), Ok(()), "{name}");
         assert_eq!(bot::by_name(name, 1).unwrap().name(), made);

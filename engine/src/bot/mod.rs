@@ -35,6 +35,16 @@ pub trait Bot: Send {
     fn choose_checked(&mut self, view: &View, legal: &LegalChoices<'_>) -> Choice {
         Choice::from(self.choose(view, legal))
     }
+
+    /// Tells the bot the time its seat has left for its next decisions under a time control
+    /// (a prompt's `time_left_ms`), or `None` where there is none; it holds until it is set
+    /// again. A bot whose decisions take time keeps them within it, less a margin
+    /// ([`search::usable_time`]); the default, for bots that decide at once, ignores it.
+    /// Whoever runs a bot under a time control (`canasta bot`, a server's own bots) calls it
+    /// before each decision.
+    fn set_time_left(&mut self, time_left: Option<std::time::Duration>) {
+        let _ = time_left;
+    }
 }
 
 /// What the built-in bots play when their choices hold no legal action: the referee refuses
