@@ -5,9 +5,10 @@
 //!   making its initial meld with the take when it must;
 //! - it melds towards canastas: three or more naturals of a rank, naturals onto its melds, wild
 //!   cards onto melds close to a canasta; it keeps pairs in hand to take the pile with;
-//! - it discards safely: black threes first, then cards no opponent can use (every other card
-//!   of the rank is in sight, in the pile, the melds or its hand, so no opponent holds what
-//!   taking the pile with it needs), then ranks the next player discarded lately, and last the
+//! - it discards safely: cards no opponent can use first (every other card of the rank is in
+//!   sight, in the pile, the melds or its hand, so no opponent holds what taking the pile with
+//!   it needs), then black threes (kept until then: a three blocks the pile for one turn, and
+//!   is worth most when nothing else in the hand is safe), then ranks the next player discarded lately, and last the
 //!   ranks the opponents meld or took with the pile (it remembers the pile it saw before they
 //!   took it); high values before low ones, pairs and cards for its own melds kept; when far
 //!   behind it freezes a big pile with a two;
@@ -375,7 +376,7 @@ impl GreedyBot {
             return Some(a);
         }
         if !frozen
-            && view.pile.len() >= 5
+            && view.pile.len() >= 3
             && hand.rank_count(r) == 1
             && let Some(w) = a_wild(hand)
         {
@@ -388,8 +389,10 @@ impl GreedyBot {
 
     fn play_phase(&mut self, pos: &Pos<'_>, legal: &LegalChoices<'_>) -> Option<Choice> {
         let hand = &pos.hand;
-        // Going out, when it is time: looked for in a small hand only.
-        if hand.len() <= 4 + hand.black_threes() as usize
+        // Going out, when it is time: looked for in a hand of seven cards or fewer (the black
+        // threes aside), which a turn's melds may empty; larger ones seldom can, and the
+        // search costs.
+        if hand.len() <= 7 + hand.black_threes() as usize
             && Self::time_to_go_out(pos)
             && let Some(out) = legal.first_go_out()
         {
@@ -543,8 +546,11 @@ impl GreedyBot {
         // bit 8, 100 - value (50 to 100) in bits 0 to 7. Alike for every card of a rank.
         let risk = |r: Rank| -> u32 {
             if r == Rank::Three {
-                // Black threes only: red ones never stay in a hand.
-                return 0;
+                // Black threes only (red ones never stay in a hand): they block the pile for
+                // one turn, so they go before any card the next player may take the pile
+                // with, but after a single card no opponent can use, which is as safe now and
+                // leaves the three for a turn when nothing else is.
+                return 1 << 16 | 0xFF;
             }
             if r.is_wild() {
                 return 1 << 20 | 7 << 16 | (100 - r.value());
