@@ -234,8 +234,9 @@ impl PyAction {
     }
 }
 
-/// A built-in bot: `Bot("greedy")`, `Bot("random", seed=7)`, `Bot("safe")`. It sees what
-/// its seat may see, as over the network.
+/// A built-in bot: `Bot("greedy")`, `Bot("random", seed=7)`, `Bot("safe")`,
+/// `Bot("search:400", seed=7)` (the search bot with its budget: `search:50ms`, threads
+/// `search:400:t2`). It sees what its seat may see, as over the network.
 #[pyclass(module = "canasta._engine", name = "Bot")]
 pub struct PyBot {
     // A bot is `Send`, not `Sync`: Python objects may be shared between threads.
@@ -254,10 +255,15 @@ impl PyBot {
                 name: name.to_string(),
             })
             .ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "there is no bot {name:?}: the built-in bots are {}",
-                    bot::BOT_NAMES.join(", ")
-                ))
+                // A search bot's name says what is wrong with its budget or threads.
+                PyValueError::new_err(match bot::SearchBot::parse(name, seed) {
+                    Some(Err(why)) => why,
+                    _ => format!(
+                        "there is no bot {name:?}: the built-in bots are {} (search with a \
+                         budget: search:400, search:50ms, search:400:t2)",
+                        bot::BOT_NAMES.join(", ")
+                    ),
+                })
             })
     }
 

@@ -132,6 +132,20 @@ def test_bots_play_whole_matches():
         Bot("nobody")
 
 
+def test_the_search_bot_plays_by_its_name_and_budget():
+    g = Game("official", 4, seed=5)
+    bots = [Bot("search:6", seed=1), Bot("greedy"), Bot("search:6:t2", seed=2), Bot("greedy")]
+    assert [b.name for b in bots[::2]] == ["search:6", "search:6:t2"]
+    # Each plays a legal action (an illegal one raises), through draws, melds and discards.
+    for _ in range(120):
+        assert bots[g.to_act].play(g) is not None
+    assert Bot("search:50ms:noinfer").name == "search:50ms:noinfer"
+    with pytest.raises(ValueError, match="is not a budget"):
+        Bot("search:0")
+    with pytest.raises(ValueError, match="is not a number of threads"):
+        Bot("search:t0")
+
+
 def test_a_record_replays_to_the_same_state():
     g = Game("samba", 3, seed=8, options={"canastas_to_go_out": 3, "target_score": 3000})
     for _ in range(300):
