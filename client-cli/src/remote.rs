@@ -1017,6 +1017,103 @@ mod tests {
     use super::*;
     use tonic_types::{ErrorDetails, StatusExt};
 
+    /// Greedy, remembering the time left it was told before each decision.
+    struct Recorder {
+        greedy: canasta_engine::bot::GreedyBot,
+        told: Option<Duration>,
+        seen: Vec<Option<Duration>>,
+    }
+
+    impl Bot for Recorder {
+        fn name(&self) -> &str {
+            "recorder"
+        }
+
+        fn choose(
+            &mut self,
+            view: &canasta_engine::View,
+            legal: &canasta_engine::LegalChoices<'_>,
+        ) -> Action {
+            self.seen.push(self.told.take());
+            self.greedy.choose(view, legal)
+        }
+
+        fn set_time_left(&mut self, time_left: Option<Duration>) {
+            self.told = Some(time_left.unwrap_or(Duration::MAX));
+        }
+    }
+
+    // A seat's bot is told the time its seat has left before every decision: within the
+    // move budget under a time control, none without one (told as Duration::MAX here), over
+    // the Play call and over a watch stream with SubmitAction alike.
+    #[cfg(feature = "local")]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn bots_are_told_the_time_their_seat_has_left() {
+        let server = crate::local::for_play().await.unwrap();
+        let addr = server.addr().to_string();
+        let mut client = connect(&addr).await.unwrap();
+        let budget = Duration::from_secs(600);
+        for timed in [true, false] {
+            let game = client
+                .create_game(v1::CreateGameRequest {
+                    rules: Some(canasta_proto::convert::rules_to_wire(
+                        &canasta_engine::RuleSpec::new(canasta_engine::Preset::Official, 2),
+                    )),
+                    seed: Some(3),
+                    time_control: timed.then(|| v1::TimeControl {
+                        move_budget_ms: budget.as_millis() as u64,
+                        policy: v1::TimeoutPolicy::FallbackMove as i32,
+                    }),
+                    ..Default::default()
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .game
+                .unwrap();
+            let mut seats = Vec::new();
+            for seat in 0..2u32 {
+                let mut c = connect(&addr).await.unwrap();
+                let mut s = SeatClient::join(&mut c, &addr, &game.game_id, Some(seat), "r")
+                    .await
+                    .unwrap();
+                s.unary = seat == 1;
+                seats.push(tokio::spawn(async move {
+                    let mut bot = Recorder {
+                        greedy: Default::default(),
+                        told: None,
+                        seen: Vec::new(),
+                    };
+                    // Some forty events in, the seat stops.
+                    let played = play_seat_until(&mut c, &mut s, &mut bot, |e| {
+                        if e.seq >= 40 {
+                            ControlFlow::Break(())
+                        } else {
+                            ControlFlow::Continue(())
+                        }
+                    })
+                    .await
+                    .unwrap();
+                    assert!(played.is_none(), "stopped before the end");
+                    bot.seen
+                }));
+            }
+            for (seat, task) in seats.into_iter().enumerate() {
+                let seen = task.await.unwrap();
+                assert!(seen.len() >= 3, "seat {seat}: {seen:?}");
+                for told in seen {
+                    let told = told.expect("told before the decision");
+                    if timed {
+                        assert!(told <= budget && told > budget / 2, "seat {seat}: {told:?}");
+                    } else {
+                        assert_eq!(told, Duration::MAX, "seat {seat}");
+                    }
+                }
+            }
+        }
+        server.shutdown().await.unwrap();
+    }
+
     fn exhausted(retry: Option<Duration>) -> Status {
         let mut details =
             ErrorDetails::with_error_info("RATE_LIMITED", canasta_proto::reason::DOMAIN, []);
