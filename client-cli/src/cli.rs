@@ -42,7 +42,8 @@ pub enum Command {
     /// The bot watches and acts over one Play call (with --unary, a WatchGame stream and a
     /// SubmitAction call per action). It waits as long as the server asks when refused for a
     /// limit, and when its connection drops it reconnects and resumes from the last event it
-    /// saw.
+    /// saw. Under a time control a `search` bot keeps each decision within the seat's time
+    /// left, less a margin.
     Bot(BotArgs),
     /// Run headless matches between bots, in-process or against a server.
     Match(MatchArgs),
@@ -297,7 +298,8 @@ pub struct WatchArgs {
 pub struct MatchArgs {
     /// Bots by side, comma separated (one name: every side); e.g. greedy,random. The bots:
     /// greedy, random, safe, search (`search:400` for 400 iterations a move, `search:50ms`
-    /// for 50 ms a move, `:t2` for two threads: `search:50ms:t2`).
+    /// for 50 ms a move, `:t2` for two threads: `search:50ms:t2`, `:noinfer` to guess hidden
+    /// hands from the known cards alone).
     #[arg(long, default_value = "greedy,random", value_parser = bot_list)]
     pub bots: String,
     /// Bots by seat instead, comma separated, one per seat.
