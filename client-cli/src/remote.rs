@@ -1060,7 +1060,7 @@ mod tests {
                         &canasta_engine::RuleSpec::new(canasta_engine::Preset::Official, 2),
                     )),
                     seed: Some(3),
-                    time_control: timed.then(|| v1::TimeControl {
+                    time_control: timed.then_some(v1::TimeControl {
                         move_budget_ms: budget.as_millis() as u64,
                         policy: v1::TimeoutPolicy::FallbackMove as i32,
                     }),

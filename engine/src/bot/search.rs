@@ -306,7 +306,7 @@ struct Unseen {
     known: [CardCounts; MAX_SEATS],
     hidden: [usize; MAX_SEATS],
     /// Per seat, the natural ranks it passed on top of the pile, and those it discarded and
-    /// did not pass, a bit each (bit `Rank as usize`): the hints a guess is weighed by. None
+    /// did not pass, a bit each (bit `Rank as usize`): the hints a guess is weighed by. Empty
     /// without inference.
     passed: [u16; MAX_SEATS],
     discarded: [u16; MAX_SEATS],
