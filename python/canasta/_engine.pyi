@@ -61,6 +61,8 @@ class SeatView:
     hand: Optional[list[str]]
     red_threes: list[str]
     known: list[str]
+    passed: list[str]
+    discarded: list[str]
     had_turn: bool
     melded_before: bool
 

@@ -107,6 +107,11 @@ pub struct SeatView {
     /// The cards of its hand every seat knows are there (picked up with the pile, kept from
     /// the cut; counted down as cards of their kind are laid or discarded).
     pub known: Vec<String>,
+    /// The pile's top card it passed at its last draw (a pile of three or more, its side
+    /// melded), or nothing: public, a hint for bots that guess hands.
+    pub passed: Vec<String>,
+    /// The cards it discarded this deal: public.
+    pub discarded: Vec<String>,
     /// It has had a turn this deal.
     pub had_turn: bool,
     /// It melded in an earlier turn of this deal.
@@ -140,6 +145,8 @@ impl From<&EngineSeatView> for SeatView {
             hand: s.hand.as_ref().map(cards),
             red_threes: cards(&s.red_threes),
             known: cards(&s.known),
+            passed: cards(&s.passed),
+            discarded: cards(&s.discarded),
             had_turn: s.had_turn,
             melded_before: s.melded_before,
         }

@@ -137,8 +137,14 @@ def test_the_search_bot_plays_by_its_name_and_budget():
     bots = [Bot("search:6", seed=1), Bot("greedy"), Bot("search:6:t2", seed=2), Bot("greedy")]
     assert [b.name for b in bots[::2]] == ["search:6", "search:6:t2"]
     # Each plays a legal action (an illegal one raises), through draws, melds and discards.
+    discards = 0
     for _ in range(120):
         assert bots[g.to_act].play(g) is not None
+        discards += sum(len(s.discarded) for s in g.view(0).seats)
+    assert discards > 0
+    # What the search reads of the others is public: the same in every seat's view.
+    seen = [[(s.known, s.passed, s.discarded) for s in g.view(v).seats] for v in range(4)]
+    assert all(x == seen[0] for x in seen)
     assert Bot("search:50ms:noinfer").name == "search:50ms:noinfer"
     with pytest.raises(ValueError, match="is not a budget"):
         Bot("search:0")
