@@ -40,8 +40,9 @@ pub trait Bot: Send {
     /// (a prompt's `time_left_ms`), or `None` where there is none; it holds until it is set
     /// again. A bot whose decisions take time keeps them within it, less a margin
     /// ([`search::usable_time`]); the default, for bots that decide at once, ignores it.
-    /// Whoever runs a bot under a time control (`canasta bot`, a server's own bots) calls it
-    /// before each decision.
+    /// Whoever runs a bot under a time control and holds it as a `dyn Bot` (`canasta bot`)
+    /// calls it before each decision; a host with a margin of its own sets the search bot's
+    /// limit itself ([`SearchBot::set_time_limit`]).
     fn set_time_left(&mut self, time_left: Option<std::time::Duration>) {
         let _ = time_left;
     }
