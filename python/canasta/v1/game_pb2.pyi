@@ -223,7 +223,7 @@ class TableMeld(_message.Message):
     def __init__(self, index: _Optional[int] = ..., kind: _Optional[_Union[MeldKind, str]] = ..., rank: _Optional[_Union[_cards_pb2.Rank, str]] = ..., suit: _Optional[_Union[_cards_pb2.Suit, str]] = ..., cards: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., creator_seat: _Optional[int] = ..., canasta: _Optional[_Union[CanastaKind, str]] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("seat", "side", "display_name", "occupied", "playing", "hand_count", "hand", "red_threes", "had_turn", "melded_before", "known", "bot")
+    __slots__ = ("seat", "side", "display_name", "occupied", "playing", "hand_count", "hand", "red_threes", "had_turn", "melded_before", "known", "bot", "passed", "discarded")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     SIDE_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -236,6 +236,8 @@ class SeatView(_message.Message):
     MELDED_BEFORE_FIELD_NUMBER: _ClassVar[int]
     KNOWN_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
+    PASSED_FIELD_NUMBER: _ClassVar[int]
+    DISCARDED_FIELD_NUMBER: _ClassVar[int]
     seat: int
     side: int
     display_name: str
@@ -248,7 +250,9 @@ class SeatView(_message.Message):
     melded_before: bool
     known: _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]
     bot: str
-    def __init__(self, seat: _Optional[int] = ..., side: _Optional[int] = ..., display_name: _Optional[str] = ..., occupied: _Optional[bool] = ..., playing: _Optional[bool] = ..., hand_count: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., red_threes: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., had_turn: _Optional[bool] = ..., melded_before: _Optional[bool] = ..., known: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., bot: _Optional[str] = ...) -> None: ...
+    passed: _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]
+    discarded: _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]
+    def __init__(self, seat: _Optional[int] = ..., side: _Optional[int] = ..., display_name: _Optional[str] = ..., occupied: _Optional[bool] = ..., playing: _Optional[bool] = ..., hand_count: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., red_threes: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., had_turn: _Optional[bool] = ..., melded_before: _Optional[bool] = ..., known: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., bot: _Optional[str] = ..., passed: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., discarded: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ...) -> None: ...
 
 class SideView(_message.Message):
     __slots__ = ("side", "seats", "melds", "melded", "minimum", "score", "penalties")
