@@ -2,9 +2,9 @@
 
 Every refusal of the server carries one (``canasta-reason`` metadata, and the ErrorInfo detail);
 docs/protocol.md says when each is sent and what a client should do. The list is the protocol
-crate's (``canasta_proto::reason::Reason``), in its order; the package's tests check that this
-enum is that list (``canasta._engine.reasons()``), so a reason added to the server and not here
-fails them. A reason from a newer server that this version does not know is kept as text
+crate's (``canasta_proto::reason::Reason``), in its order, written by
+``python python/generate_stubs.py``; the package's tests check that this enum is that list
+(``canasta._engine.reasons()``), so a reason added to the server and not here fails them. A reason from a newer server that this version does not know is kept as text
 (``ServiceError.code``) with ``ServiceError.reason`` None.
 """
 
@@ -15,6 +15,7 @@ from typing import Optional
 class Reason(str, enum.Enum):
     """Why the service refused a request; the value is the wire string (``"PILE_FROZEN"``)."""
 
+    # --- generated from proto/src/reason.rs by python/generate_stubs.py ---
     # the request: INVALID_ARGUMENT
     MALFORMED_MESSAGE = "MALFORMED_MESSAGE"
     MISSING_FIELD = "MISSING_FIELD"
@@ -70,6 +71,22 @@ class Reason(str, enum.Enum):
     SHUTTING_DOWN = "SHUTTING_DOWN"
     BAD_LOG = "BAD_LOG"
 
+    # the lobby (LobbyService)
+    RATED_HOUSE_RULES = "RATED_HOUSE_RULES"
+    BAD_PARTNER = "BAD_PARTNER"
+    BAD_SEATS = "BAD_SEATS"
+    BAD_FILL_WAIT = "BAD_FILL_WAIT"
+    HOUSE_BOTS_UNAVAILABLE = "HOUSE_BOTS_UNAVAILABLE"
+    NAME_TAKEN = "NAME_TAKEN"
+    UNKNOWN_PLAYER_KEY = "UNKNOWN_PLAYER_KEY"
+    PLAYER_NOT_FOUND = "PLAYER_NOT_FOUND"
+    CHALLENGE_NOT_FOUND = "CHALLENGE_NOT_FOUND"
+    NOT_INVITED = "NOT_INVITED"
+    CHALLENGE_CLOSED = "CHALLENGE_CLOSED"
+    EVENTS_DROPPED = "EVENTS_DROPPED"
+    TOO_MANY_SEEKS = "TOO_MANY_SEEKS"
+    TOO_MANY_PLAYER_GAMES = "TOO_MANY_PLAYER_GAMES"
+
     # the rules: FAILED_PRECONDITION, from the engine's RuleError
     MATCH_OVER = "MATCH_OVER"
     NO_SUCH_SEAT = "NO_SUCH_SEAT"
@@ -115,6 +132,7 @@ class Reason(str, enum.Enum):
     PILE_TAKE_FORBIDDEN = "PILE_TAKE_FORBIDDEN"
     NO_MELD_AFTER_TAKE = "NO_MELD_AFTER_TAKE"
     GO_OUT_NEEDS_DISCARD = "GO_OUT_NEEDS_DISCARD"
+    # --- end of the generated part ---
 
     @classmethod
     def parse(cls, text: str) -> Optional["Reason"]:
