@@ -146,6 +146,7 @@ pub struct Config {
     challenge_timeout: Duration,
     player_events_kept: usize,
     house_players: Vec<String>,
+    web_page: bool,
 }
 
 /// The production defaults: each is the default of the binary's flag of the same name, and
@@ -186,6 +187,7 @@ impl Default for Config {
             challenge_timeout: Duration::from_secs(300),
             player_events_kept: 1024,
             house_players: vec!["greedy".into(), "random".into()],
+            web_page: true,
         }
     }
 }
@@ -391,6 +393,11 @@ impl Config {
     /// The most built-in bots' moves thinking at once ([`ConfigBuilder::bot_threads`]).
     pub fn bot_threads(&self) -> usize {
         self.bot_threads
+    }
+
+    /// Whether the server serves its web page on its port ([`ConfigBuilder::web_page`]).
+    pub fn web_page(&self) -> bool {
+        self.web_page
     }
 }
 
@@ -670,6 +677,14 @@ impl ConfigBuilder {
     /// least 1), leaving the others to serve requests.
     pub fn bot_threads(mut self, n: usize) -> Self {
         self.config.bot_threads = n;
+        self
+    }
+
+    /// Whether the server answers a browser's `GET /` on its port with its own web page (the
+    /// lobby, the table, replays; see `docs/web.md`) and its assets. gRPC and gRPC-Web are
+    /// served either way. Default: on.
+    pub fn web_page(mut self, serve: bool) -> Self {
+        self.config.web_page = serve;
         self
     }
 

@@ -294,6 +294,12 @@ pub struct Flags {
         action = ArgAction::Append
     )]
     pub house_players: Vec<String>,
+
+    /// Do not serve the web page (GET / on the port: the lobby, the table, replays); gRPC and
+    /// gRPC-Web are served all the same. The environment variable takes 1/0, true/false,
+    /// yes/no or on/off.
+    #[arg(long = "no-web", env = "CANASTA_NO_WEB", action = ArgAction::SetTrue, value_parser = BoolishValueParser::new())]
+    pub no_web: bool,
 }
 
 /// Milliseconds, as a flag of milliseconds shows a duration.
@@ -383,6 +389,7 @@ impl Flags {
             .max_bot_think(Duration::from_millis(self.max_bot_think_ms))
             .max_bot_iterations(self.max_bot_iterations)
             .bot_threads(self.bot_threads)
+            .web_page(!self.no_web)
             .build()
     }
 
@@ -506,6 +513,7 @@ mod tests {
             "https://app.example",
             "--cors-origin",
             "HTTP://localhost:5173",
+            "--no-web",
         ])
         .unwrap();
         let ms = Duration::from_millis;
@@ -542,6 +550,11 @@ mod tests {
         assert_eq!(
             c.cors_origins(),
             ["https://app.example", "http://localhost:5173"]
+        );
+        assert!(!c.web_page());
+        assert!(
+            config(&[]).unwrap().web_page(),
+            "the page is served by default"
         );
         // A database, durable or not.
         let c = config(&["--db", "games.db", "--sync-full"]).unwrap();

@@ -25,6 +25,7 @@
 //!   are the registry's, created and joined as a client would.
 //! - [`store`]: SQLite storage with group commit (or memory), the lobby's tables too.
 //! - [`metrics`]: the Prometheus registry (prometheus-client) and its bounded HTTP port.
+//! - [`page`]: the web page, embedded, served to a browser's `GET` on the same port.
 //! - [`web`]: gRPC-Web (HTTP/1.1 or HTTP/2) on the same port, translated to gRPC before
 //!   everything else, and CORS for the origins the operator allows.
 //! - [`auth`], [`ratelimit`], [`message_limit`], [`errors`], [`connections`], [`names`]: one
@@ -52,6 +53,7 @@ pub mod local;
 pub mod message_limit;
 pub mod metrics;
 pub mod names;
+pub mod page;
 pub mod ratelimit;
 pub mod registry;
 pub mod service;
@@ -416,8 +418,11 @@ pub async fn serve(
     // CORS of the allowed origins. HTTP/1.1 connections pass the same accept loop (the
     // connection limit, the handshake deadline); hyper closes one that takes more than 30 s
     // to send a request's headers.
+    // The page first: a browser's GET of it is answered before CORS and gRPC-Web, which
+    // concern calls (POST) and their preflights (OPTIONS) only.
     let mut server = server
         .accept_http1(true)
+        .layer(page::PageLayer::new(config.web_page()))
         .layer(web::CrossOriginLayer::new(config.cors_origins()))
         .layer(tonic_web::GrpcWebLayer::new());
     // The transport refuses a request over the limit from its frame header, before reading

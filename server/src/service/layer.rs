@@ -58,6 +58,8 @@ pub enum Method {
     GetScores,
     /// `ExportGame`.
     ExportGame,
+    /// `GetReplayStep`.
+    GetReplayStep,
     /// `DescribeRules`.
     DescribeRules,
     /// `LobbyService.RegisterPlayer`.
@@ -80,7 +82,7 @@ pub enum Method {
 
 impl Method {
     /// Every method.
-    pub const ALL: [Method; 22] = [
+    pub const ALL: [Method; 23] = [
         Method::CreateGame,
         Method::CancelGame,
         Method::ListGames,
@@ -94,6 +96,7 @@ impl Method {
         Method::Play,
         Method::GetScores,
         Method::ExportGame,
+        Method::GetReplayStep,
         Method::DescribeRules,
         Method::RegisterPlayer,
         Method::Seek,
@@ -121,6 +124,7 @@ impl Method {
             Method::Play => "Play",
             Method::GetScores => "GetScores",
             Method::ExportGame => "ExportGame",
+            Method::GetReplayStep => "GetReplayStep",
             Method::DescribeRules => "DescribeRules",
             Method::RegisterPlayer => "RegisterPlayer",
             Method::Seek => "Seek",
@@ -444,6 +448,7 @@ rpc!(v1::WatchGameRequest, WatchGame, InGame, game_id);
 rpc!(tonic::Streaming<v1::PlayRequest>, Play, Opening);
 rpc!(v1::GetScoresRequest, GetScores, InGame, game_id);
 rpc!(v1::ExportGameRequest, ExportGame, InGame, game_id);
+rpc!(v1::GetReplayStepRequest, GetReplayStep, InGame, game_id);
 rpc!(v1::DescribeRulesRequest, DescribeRules, NoGame);
 
 #[cfg(test)]

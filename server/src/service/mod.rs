@@ -6,6 +6,7 @@
 
 mod layer;
 mod lobby;
+mod replay;
 mod streams;
 
 use std::pin::Pin;
@@ -221,6 +222,13 @@ impl CanastaService for Service {
         request: Request<v1::ExportGameRequest>,
     ) -> Result<Response<v1::ExportGameResponse>, Status> {
         self.call(request, |c, r| self.export(c, r)).await
+    }
+
+    async fn get_replay_step(
+        &self,
+        request: Request<v1::GetReplayStepRequest>,
+    ) -> Result<Response<v1::GetReplayStepResponse>, Status> {
+        self.call(request, |c, r| self.replay_step(c, r)).await
     }
 
     async fn describe_rules(
@@ -508,6 +516,18 @@ impl Service {
         Ok(v1::ExportGameResponse {
             record: Some(record),
         })
+    }
+
+    /// A step of a finished game's replay, rebuilt from its record ([`replay::step`]) here
+    /// rather than in the game's task: the record is the game's export, and the replay is
+    /// the engine's work alone.
+    async fn replay_step(
+        &self,
+        call: InGame,
+        r: v1::GetReplayStepRequest,
+    ) -> Result<v1::GetReplayStepResponse, ApiError> {
+        let record = call.game.ask(|reply| Command::Export { reply }).await?;
+        replay::step(&record, r.step)
     }
 
     async fn describe(
