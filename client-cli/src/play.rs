@@ -879,7 +879,8 @@ pub async fn demo(args: DemoArgs) -> anyhow::Result<()> {
             (Some(server), addr, where_)
         }
     };
-    let mut client = remote::connect(&addr).await?;
+    let channel = remote::channel(&addr).await?;
+    let mut client = v1::canasta_service_client::CanastaServiceClient::new(channel.clone());
     let house: Vec<(u32, String)> = match args.house_bots {
         true => (0..u32::from(spec.players))
             .map(|s| (s, args.bot.clone()))
@@ -896,6 +897,9 @@ pub async fn demo(args: DemoArgs) -> anyhow::Result<()> {
         "{} {} bots ({whose}) play game {} ({}, {} players) {where_}",
         spec.players, args.bot, game.game_id, spec.preset, spec.players
     );
+    if let Some(url) = remote::page_url(&channel, &addr, &game.game_id).await {
+        println!("watch it in a browser: {url}");
+    }
     let watch = |after_seq: u64| v1::WatchGameRequest {
         game_id: game.game_id.clone(),
         after_seq,

@@ -75,6 +75,46 @@ fn client_hint(reason: Reason) -> Option<&'static str> {
 /// the certificate authority in the PEM file named by `CANASTA_TLS_CA` if set, else the public
 /// web authorities.
 pub async fn connect(addr: &str) -> Result<Client, RemoteError> {
+    Ok(CanastaServiceClient::new(channel(addr).await?))
+}
+
+/// The web page's address for game `game_id` on the server at `addr` (`host:port`, or a URI),
+/// if that server serves its page (asked with a `GET /` over `channel`, the server's own
+/// connection; not every server does: `--no-web`, or an older one). The page watches the game
+/// as a spectator.
+pub async fn page_url(channel: &Channel, addr: &str, game_id: &str) -> Option<String> {
+    use tonic::codegen::{Service, http};
+    let base = if addr.contains("://") {
+        addr.trim_end_matches('/').to_string()
+    } else {
+        format!("http://{addr}")
+    };
+    let request = http::Request::get(format!("{base}/"))
+        .body(tonic::body::Body::empty())
+        .ok()?;
+    let mut channel = channel.clone();
+    let ask = async {
+        std::future::poll_fn(|cx| {
+            Service::<http::Request<tonic::body::Body>>::poll_ready(&mut channel, cx)
+        })
+        .await
+        .ok()?;
+        channel.call(request).await.ok()
+    };
+    let response = tokio::time::timeout(Duration::from_secs(5), ask)
+        .await
+        .ok()??;
+    let html = response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|t| t.to_str().ok())
+        .is_some_and(|t| t.starts_with("text/html"));
+    (response.status() == http::StatusCode::OK && html)
+        .then(|| format!("{base}/#/game/{game_id}/watch"))
+}
+
+/// A connection to `addr`, as [`connect`] makes it.
+pub async fn channel(addr: &str) -> Result<Channel, RemoteError> {
     let uri = if addr.contains("://") {
         addr.to_string()
     } else {
@@ -120,7 +160,7 @@ pub async fn connect(addr: &str) -> Result<Client, RemoteError> {
                 "cannot reach the server at {addr}: {why} (start one with `cargo run --release -p canasta-server`, or pass --server)"
             ))
         })?;
-    Ok(CanastaServiceClient::new(channel))
+    Ok(channel)
 }
 
 /// A request carrying a seat token.

@@ -750,6 +750,127 @@ pub fn temp_dir(name: &str) -> tempfile::TempDir {
         .expect("a temporary directory")
 }
 
+/// The `canasta` binary of this build, built if missing (it belongs to another package, so
+/// cargo does not build it for these tests).
+pub fn canasta_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test's path");
+    // target/<profile>/deps/<test>
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>");
+    let target_dir = profile_dir.parent().expect("target");
+    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") | None => "dev",
+        Some(other) => other,
+    };
+    let mut cargo =
+        std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    // Without the variables cargo sets for this test: ring's build script reads
+    // CARGO_MANIFEST_DIR, and inherited it would rebuild ring and all that depends on it.
+    for (name, _) in std::env::vars_os() {
+        if let Some(name) = name.to_str()
+            && (name.starts_with("CARGO_PKG_")
+                || name.starts_with("CARGO_MANIFEST_")
+                || [
+                    "CARGO_CRATE_NAME",
+                    "CARGO_PRIMARY_PACKAGE",
+                    "CARGO_TARGET_TMPDIR",
+                ]
+                .contains(&name))
+        {
+            cargo.env_remove(name);
+        }
+    }
+    run(
+        "building canasta",
+        cargo
+            .args(["build", "--quiet", "-p", "canasta-cli", "--bin", "canasta"])
+            .arg("--profile")
+            .arg(profile)
+            .arg("--target-dir")
+            .arg(target_dir),
+    );
+    profile_dir.join(format!("canasta{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// Node.js (18 or newer: `$NODE`, else `node`) and npm (`$NPM`, else `npm`), or a panic that
+/// says what to install for `needed_by`.
+pub fn node_and_npm(needed_by: &str) -> (String, String) {
+    use std::process::Command;
+    let node = std::env::var("NODE").unwrap_or_else(|_| "node".into());
+    let npm = std::env::var("NPM").unwrap_or_else(|_| "npm".into());
+    let help = format!(
+        "{needed_by} needs Node.js 18 or newer and npm: install them (on Debian and Ubuntu: apt \
+         install nodejs npm), or name them in the NODE and NPM environment variables"
+    );
+    let version = Command::new(&node)
+        .arg("--version")
+        .output()
+        .unwrap_or_else(|e| panic!("{help} (`{node} --version`: {e})"));
+    let text = String::from_utf8_lossy(&version.stdout).trim().to_string();
+    let major = text
+        .strip_prefix('v')
+        .and_then(|v| v.split('.').next())
+        .and_then(|m| m.parse::<u32>().ok());
+    assert!(
+        version.status.success() && major.is_some_and(|m| m >= 18),
+        "{help} (`{node} --version` says {text:?})"
+    );
+    let npm_version = Command::new(&npm)
+        .arg("--version")
+        .output()
+        .unwrap_or_else(|e| panic!("{help} (`{npm} --version`: {e})"));
+    assert!(
+        npm_version.status.success(),
+        "{help} (`{npm} --version` failed)"
+    );
+    (node, npm)
+}
+
+/// Installs the pinned packages of `source`'s `package.json` and `package-lock.json` with `npm
+/// ci` into `work` (a directory under `target/`), unless the same lock file is installed there
+/// already. `what` names them in the messages.
+///
+/// Installed aside and then put in place: another test process never sees a half-made one.
+pub fn npm_ci(what: &str, npm: &str, source: &Path, work: &Path) {
+    use std::fs;
+    let manifest = fs::read_to_string(source.join("package.json")).expect("package.json");
+    let lock = fs::read_to_string(source.join("package-lock.json")).expect("the lock file");
+    let key = format!("{manifest}\n{lock}");
+    let stamp = |dir: &Path| fs::read_to_string(dir.join("canasta-installed-from.txt")).ok();
+    if stamp(work).as_deref() == Some(key.as_str()) {
+        return;
+    }
+    let parent = work.parent().expect("a directory under target/");
+    fs::create_dir_all(parent).expect("a directory under target/");
+    let staging = tempfile::Builder::new()
+        .prefix("npm-")
+        .tempdir_in(parent)
+        .expect("a directory under target/");
+    let fresh = staging.path();
+    fs::write(fresh.join("package.json"), &manifest).expect("package.json");
+    fs::write(fresh.join("package-lock.json"), &lock).expect("package-lock.json");
+    run(
+        &format!("installing {what} pinned packages with npm ci"),
+        std::process::Command::new(npm)
+            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+            .env("npm_config_update_notifier", "false")
+            .current_dir(fresh),
+    );
+    fs::write(fresh.join("canasta-installed-from.txt"), &key).expect("the stamp");
+    let _ = fs::remove_dir_all(work);
+    if fs::rename(fresh, work).is_err() {
+        // Another test process put its own in place meanwhile (ours is removed with
+        // `staging`): the same, if it is current.
+        assert_eq!(
+            stamp(work).as_deref(),
+            Some(key.as_str()),
+            "current packages"
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,81 +18,15 @@ use std::sync::OnceLock;
 use canasta_tests::*;
 use serde_json::{Value, json};
 
-/// Node.js (18 or newer: `$NODE`, else `node`) and npm (`$NPM`, else `npm`), or a panic that
-/// says what to install.
-fn node_and_npm() -> (String, String) {
-    let node = std::env::var("NODE").unwrap_or_else(|_| "node".into());
-    let npm = std::env::var("NPM").unwrap_or_else(|_| "npm".into());
-    let help = "the Node.js client's test needs Node.js 18 or newer and npm: install them (on \
-                Debian and Ubuntu: apt install nodejs npm), or name them in the NODE and NPM \
-                environment variables";
-    let version = Command::new(&node)
-        .arg("--version")
-        .output()
-        .unwrap_or_else(|e| panic!("{help} (`{node} --version`: {e})"));
-    let text = String::from_utf8_lossy(&version.stdout).trim().to_string();
-    let major = text
-        .strip_prefix('v')
-        .and_then(|v| v.split('.').next())
-        .and_then(|m| m.parse::<u32>().ok());
-    assert!(
-        version.status.success() && major.is_some_and(|m| m >= 18),
-        "{help} (`{node} --version` says {text:?})"
-    );
-    let npm_version = Command::new(&npm)
-        .arg("--version")
-        .output()
-        .unwrap_or_else(|e| panic!("{help} (`{npm} --version`: {e})"));
-    assert!(
-        npm_version.status.success(),
-        "{help} (`{npm} --version` failed)"
-    );
-    (node, npm)
-}
-
 /// A directory under `target/` holding the client's pinned packages and a copy of the client,
 /// made once per test process.
 fn node_client() -> &'static (String, PathBuf) {
     static CLIENT: OnceLock<(String, PathBuf)> = OnceLock::new();
     CLIENT.get_or_init(|| {
-        let (node, npm) = node_and_npm();
+        let (node, npm) = node_and_npm("the Node.js client's test");
         let source = workspace_root().join("tests").join("node");
-        let manifest = fs::read_to_string(source.join("package.json")).expect("package.json");
-        let lock = fs::read_to_string(source.join("package-lock.json")).expect("the lock file");
-        let key = format!("{manifest}\n{lock}");
         let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("node-client");
-        let stamp = |dir: &Path| fs::read_to_string(dir.join("canasta-installed-from.txt")).ok();
-        if stamp(&work).as_deref() != Some(key.as_str()) {
-            // Installed aside and then put in place: another test process never sees a
-            // half-made one.
-            let parent = work.parent().expect("the test's directory under target/");
-            fs::create_dir_all(parent).expect("a directory under target/");
-            let staging = tempfile::Builder::new()
-                .prefix("node-client-")
-                .tempdir_in(parent)
-                .expect("a directory under target/");
-            let fresh = staging.path();
-            fs::write(fresh.join("package.json"), &manifest).expect("package.json");
-            fs::write(fresh.join("package-lock.json"), &lock).expect("package-lock.json");
-            run(
-                "installing the Node.js client's pinned packages with npm ci",
-                Command::new(&npm)
-                    .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-                    .env("npm_config_update_notifier", "false")
-                    .current_dir(fresh),
-            );
-            fs::write(fresh.join("canasta-installed-from.txt"), &key).expect("the stamp");
-            let _ = fs::remove_dir_all(&work);
-            if fs::rename(fresh, &work).is_err() {
-                // Another test process put its own in place meanwhile (ours is removed with
-                // `staging`): the same, if it is current.
-                assert_eq!(
-                    stamp(&work).as_deref(),
-                    Some(key.as_str()),
-                    "current packages"
-                );
-            }
-        }
+        npm_ci("the Node.js client's", &npm, &source, &work);
         // The client beside its packages (require() looks for them from the script's place),
         // under this process's name: the script changes without a new install.
         let script = work.join(format!("reasons-{}.js", std::process::id()));

@@ -1162,49 +1162,6 @@ fn the_bot_authors_guide_matches_the_bot_and_the_protocol() {
     assert!(reasons > 20, "the table of reasons was read ({reasons})");
 }
 
-/// The `canasta` binary of this build, built if missing (it belongs to another package, so
-/// cargo does not build it for these tests).
-fn canasta_binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's path");
-    // target/<profile>/deps/<test>
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>");
-    let target_dir = profile_dir.parent().expect("target");
-    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-        Some("debug") | None => "dev",
-        Some(other) => other,
-    };
-    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    // Without the variables cargo sets for this test: ring's build script reads
-    // CARGO_MANIFEST_DIR, and inherited it would rebuild ring and all that depends on it.
-    for (name, _) in std::env::vars_os() {
-        if let Some(name) = name.to_str()
-            && (name.starts_with("CARGO_PKG_")
-                || name.starts_with("CARGO_MANIFEST_")
-                || [
-                    "CARGO_CRATE_NAME",
-                    "CARGO_PRIMARY_PACKAGE",
-                    "CARGO_TARGET_TMPDIR",
-                ]
-                .contains(&name))
-        {
-            cargo.env_remove(name);
-        }
-    }
-    run(
-        "building canasta",
-        cargo
-            .args(["build", "--quiet", "-p", "canasta-cli", "--bin", "canasta"])
-            .arg("--profile")
-            .arg(profile)
-            .arg("--target-dir")
-            .arg(target_dir),
-    );
-    profile_dir.join(format!("canasta{}", std::env::consts::EXE_SUFFIX))
-}
-
 /// The guide's local tournament, run as written (two matches instead of twenty) with `sh`, in a
 /// folder laid out as the guide makes it (`bot.py`, `gen/`, `.venv/`), the built `canasta` on
 /// the PATH and `CANASTA_SERVER` naming a server on a free port: it prints its count of wins and

@@ -6,11 +6,11 @@ import type { Card } from "./gen/canasta/v1/cards_pb.js";
 import { Rank } from "./gen/canasta/v1/cards_pb.js";
 import type { ActionSchema, MeldSpecSchema } from "./gen/canasta/v1/actions_pb.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { GameStatus, Phase, type GameView, type LegalChoices, type TakeOption } from "./gen/canasta/v1/game_pb.js";
+import { GameStatus, Phase, type GameView, type LegalChoices, type TableMeld, type TakeOption } from "./gen/canasta/v1/game_pb.js";
 import { api, as, creatorToken, dropSeat, errorText, heldSeat, holdSeat, requestId, type HeldSeat } from "./api.js";
 import { cardsName, cardName, isWild, rankWord, sorted } from "./cards.js";
 import { button, h, replace } from "./dom.js";
-import { handElement, namer, tableElement } from "./table.js";
+import { handElement, meldTitle, tableElement } from "./table.js";
 import { eventWords, scoreTable, resultWords } from "./words.js";
 
 type ActionInit = MessageInitShape<typeof ActionSchema>;
@@ -34,6 +34,8 @@ class LiveGame {
   private legal?: LegalChoices;
   private deadline?: number;
   private lastSeq = 0n;
+  /** The names the seats joined with, as the events tell them (the view may be older). */
+  private joined = new Map<number, string>();
   private log: string[] = [];
   private selected = new Set<number>();
   private staged: Staged[] = [];
@@ -72,7 +74,8 @@ class LiveGame {
           if (k.case === "event") {
             if (k.value.seq <= this.lastSeq) continue;
             this.lastSeq = k.value.seq;
-            const words = eventWords(k.value, namer(this.view));
+            if (k.value.kind.case === "seatJoined") this.joined.set(k.value.kind.value.seat, k.value.kind.value.displayName);
+            const words = eventWords(k.value, this.name);
             if (words) this.addLog(words);
             void this.refresh();
           } else if (k.case === "prompt") {
@@ -109,6 +112,12 @@ class LiveGame {
       await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** Math.min(failures, 5))));
     }
   }
+
+  /** A seat's name: as the view shows it, else as it joined. */
+  private name = (seat: number): string => {
+    const shown = this.view?.seats.find((s) => s.seat === seat)?.displayName;
+    return shown || this.joined.get(seat) || `Seat ${seat + 1}`;
+  };
 
   private setConnection(text: string): void {
     this.connection.textContent = text;
@@ -209,7 +218,7 @@ class LiveGame {
     if (view.viewerSeat !== undefined) parts.push(this.ownHand(view));
     parts.push(h("div", { class: `message${this.messageIsError ? " error" : ""}`, attrs: { "data-test": "message", role: "status" }, text: this.message }));
     if (view.result?.finished) parts.push(h("div", { class: "result", attrs: { "data-test": "result" }, text: resultWords(view.result) }), h("a", { class: "button", text: "Replay this game", attrs: { href: `#/replay/${this.gameId}`, "data-test": "replay-link" } }));
-    if (view.lastDeal) parts.push(h("div", { attrs: { "data-test": "last-deal" } }, scoreTable(view.lastDeal, namer(view))));
+    if (view.lastDeal) parts.push(h("div", { attrs: { "data-test": "last-deal" } }, scoreTable(view.lastDeal, this.name)));
     replace(this.body, ...parts);
     // For tests and tools that follow the page: the seq shown, and whether the seat is to act.
     this.body.dataset.seq = String(view.seq);
@@ -254,8 +263,9 @@ class LiveGame {
     const legal = this.legal;
     const canPick = !!legal && view.phase === Phase.PLAY;
     const handEl = handElement(hand, "", canPick ? (i) => this.toggle(i) : undefined, this.selected, used);
+    const ownMelds = view.sides.find((s) => view.viewerSeat !== undefined && s.seats.includes(view.viewerSeat))?.melds ?? [];
     const staged = this.staged.map((s, i) => h("div", { class: "staged", attrs: { "data-test": "staged" } },
-      h("span", { text: s.meldIndex === undefined ? `New meld ${i + 1}: ` : `Add to meld ${s.meldIndex + 1}: ` }),
+      h("span", { text: s.meldIndex === undefined ? `New meld ${i + 1}: ` : `Add to ${stagedTarget(ownMelds.find((m) => m.index === s.meldIndex))}: ` }),
       h("span", { text: cardsName(s.cards.map((c) => hand[c])) })));
     return h("section", { class: "own" },
       h("h2", { text: `Your hand (${hand.length})` }),
@@ -289,7 +299,7 @@ class LiveGame {
   private controls(view: GameView, legal: LegalChoices | undefined, hand: Card[]): HTMLElement[] {
     if (!legal) {
       if (view.status === GameStatus.PLAYING && view.toAct !== undefined) {
-        return [h("span", { class: "hint", text: `${namer(view)(view.toAct)} is to act.` })];
+        return [h("span", { class: "hint", text: `${this.name(view.toAct)} is to act.` })];
       }
       return [];
     }
@@ -364,6 +374,10 @@ class LiveGame {
       this.busy = false;
     }
   }
+}
+
+function stagedTarget(m: TableMeld | undefined): string {
+  return m ? `the meld of ${meldTitle(m)}` : "a meld";
 }
 
 function takeLabel(t: TakeOption, top: Card | undefined): string {

@@ -11,7 +11,7 @@ export type SeatNamer = (seat: number) => string;
 
 function placedWords(placed: readonly Placed[]): string {
   return placed
-    .map((p) => `${cardsName(p.cards)} ${p.newMeld ? "as a new meld" : `on meld ${p.meldIndex + 1}`}`)
+    .map((p) => `${cardsName(p.cards)} ${p.newMeld ? "as a new meld" : "added to a meld"}`)
     .join("; ");
 }
 
