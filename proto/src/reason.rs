@@ -109,7 +109,7 @@ reasons! {
     TooManyCards = "TOO_MANY_CARDS",
     /// INVALID_ARGUMENT: a meld index out of range. Name one of the side's melds. (A client
     /// reading a view back, `canasta_proto::convert::view_from_wire`, refuses with it a side
-    /// or a count out of range too.)
+    /// or a count out of range too; GetReplayStep a step past the game's last.)
     InvalidIndex = "INVALID_INDEX",
     /// INVALID_ARGUMENT: the preset is not played by that many players (CreateGame). Change the
     /// count.
@@ -175,7 +175,8 @@ reasons! {
     /// FAILED_PRECONDITION: the match is over (an action, a join, a leave). Stop, or create
     /// another game.
     GameFinished = "GAME_FINISHED",
-    /// FAILED_PRECONDITION: ExportGame of a game in progress. Export it after MatchEnded.
+    /// FAILED_PRECONDITION: ExportGame or GetReplayStep of a game in progress. Export or
+    /// replay it after MatchEnded.
     GameNotFinished = "GAME_NOT_FINISHED",
     /// FAILED_PRECONDITION: the seat asked for is held (JoinGame). Join another seat (leave
     /// `seat` unset for the lowest free one), or watch.

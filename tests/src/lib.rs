@@ -11,6 +11,7 @@
 pub mod lobby;
 pub mod play;
 pub mod replica;
+pub mod web;
 pub mod wire;
 
 use std::net::SocketAddr;

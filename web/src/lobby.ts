@@ -139,7 +139,7 @@ function createForm(message: HTMLElement): HTMLElement {
     h("h2", { text: "New game" }),
     field("Rules", preset),
     field("Players", players),
-    options,
+    h("details", { class: "rule-options", attrs: { "data-test": "rule-options" } }, h("summary", { text: "Rule options (the preset's by default)" }), options),
     field("Seed", seed, "the same seed deals the same cards"),
     field("Time per move (seconds)", budget, "empty: no clock"),
     field("When time runs out", policy),

@@ -3,8 +3,8 @@
 // of its settings as its one argument: { url, server, canasta, seed, screenshots, chromium }.
 //
 // It opens the lobby, creates a game (a seed, a target of 1 point so that the match ends with
-// its first deal), attaches three built-in bots (`canasta bot`) to the other seats, plays the
-// person's seat by clicking (draw or take the pile, meld, discard) to the end of the deal and
+// its first deal, and 600 s a move, whose clock it reads), attaches three built-in bots
+// (`canasta bot`) to the other seats, plays the person's seat by clicking (draw or take the pile, meld, discard) to the end of the deal and
 // sees its score, reloads mid-game and goes on, follows the game in a second page as a
 // spectator (which must never show a hand), then replays the finished game to its end. Every
 // step's screenshot goes to `screenshots`. Any console error fails it. It prints a JSON report.
@@ -51,11 +51,14 @@ try {
   // The lobby, and a new game.
   await page.goto(settings.url);
   await page.waitForSelector("[data-test=list-waiting]");
-  await page.waitForSelector("[data-test=options] input[name='opt:target_score']");
+  await page.waitForSelector("[data-test=options] input[name='opt:target_score']", { state: "attached" });
   await screenshot(page, "lobby");
+  await page.click("[data-test=rule-options] summary");
   await page.fill("input[name='opt:target_score']", "1");
   await page.fill("input[name=seed]", String(settings.seed));
   await page.fill("input[name=name]", "Alice");
+  // A time control whose budget no move here comes near: the clock shows while the seat acts.
+  await page.fill("input[name=budget]", "600");
   await page.selectOption("select[name=seat]", "0");
   await page.click("[data-test=create]");
   await page.waitForURL(/#\/game\//);
@@ -112,6 +115,11 @@ try {
     if (await page.locator("[data-test=result]").count()) break;
     turn += 1;
     if (turn > 200) fail("the match did not end within 200 of the person's turns");
+    if (turn === 1) {
+      const clock = await page.locator("[data-test=clock]").textContent();
+      if (!/^\d+:\d\d left to act$/.test(clock ?? "")) fail(`the time left is shown as ${clock}`);
+      report.clock = clock;
+    }
     report.turns = turn;
     if (turn === 3 && report.reloads === 0) {
       // A reload mid-game: the tab keeps its seat and resumes.
