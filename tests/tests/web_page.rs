@@ -5,8 +5,8 @@
 //! The browser test drives Debian's Chromium (`apt-get install chromium`; `$CHROMIUM` names
 //! another) with playwright-core, pinned in `web/package-lock.json` and installed with `npm ci`
 //! under `target/` (no browser is downloaded). It runs `web/test/page.mjs` against a server on
-//! 127.0.0.1:0: the lobby, a game created with three built-in bots (`canasta bot`) in the other
-//! seats, the person's seat played by clicking through the whole deal (drawing, taking the pile,
+//! 127.0.0.1:0: the lobby, a game created with the server's built-in bots in three seats, the
+//! person's seat played by clicking through the whole deal (drawing, taking the pile,
 //! melding, discarding) to its score, a reload mid-game, a spectator's page that never shows a
 //! hand, and the finished game's replay to its end, with no console error. Its screenshots are
 //! kept under `target/web-screenshots/`.
@@ -275,14 +275,11 @@ fn browser_script() -> (String, PathBuf) {
 async fn a_person_plays_watches_and_replays_a_game_in_the_browser() {
     let chromium = chromium();
     let (node, script) = browser_script();
-    let canasta = canasta_binary();
     let server = TestServer::start().await;
     let screenshots = workspace_root().join("target").join("web-screenshots");
     let _ = std::fs::remove_dir_all(&screenshots);
     let settings = json!({
         "url": format!("http://{}/", server.addr),
-        "server": server.addr.to_string(),
-        "canasta": canasta,
         "seed": 1,
         "screenshots": screenshots,
         "chromium": chromium,

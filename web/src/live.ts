@@ -10,7 +10,7 @@ import { GameStatus, Phase, type GameView, type LegalChoices, type TableMeld, ty
 import { api, as, creatorToken, dropSeat, errorText, heldSeat, holdSeat, requestId, type HeldSeat } from "./api.js";
 import { cardsName, cardName, isWild, rankWord, sorted } from "./cards.js";
 import { button, h, replace } from "./dom.js";
-import { handElement, meldTitle, tableElement } from "./table.js";
+import { handElement, meldTitle, seatName, tableElement } from "./table.js";
 import { eventWords, scoreTable, resultWords } from "./words.js";
 
 type ActionInit = MessageInitShape<typeof ActionSchema>;
@@ -115,8 +115,9 @@ class LiveGame {
 
   /** A seat's name: as the view shows it, else as it joined. */
   private name = (seat: number): string => {
-    const shown = this.view?.seats.find((s) => s.seat === seat)?.displayName;
-    return shown || this.joined.get(seat) || `Seat ${seat + 1}`;
+    const shown = this.view?.seats.find((s) => s.seat === seat);
+    if (shown?.bot || shown?.displayName) return seatName(shown, seat);
+    return this.joined.get(seat) || `Seat ${seat + 1}`;
   };
 
   private setConnection(text: string): void {

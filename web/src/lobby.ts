@@ -11,6 +11,15 @@ const PRESETS: [Preset, string][] = [
   [Preset.SWISS, "Swiss Canasta"],
 ];
 
+/** Who may play a seat: a player, or one of the server's built-in bots. */
+const BOTS: [string, string][] = [
+  ["", "a player"],
+  ["greedy", "bot: greedy"],
+  ["safe", "bot: safe"],
+  ["random", "bot: random"],
+  ["search:50ms", "bot: search (50 ms a move)"],
+];
+
 const STATUS_SECTIONS: [GameStatus, string][] = [
   [GameStatus.WAITING, "Waiting for players"],
   [GameStatus.PLAYING, "Playing"],
@@ -46,7 +55,7 @@ function presetName(p: number): string {
 
 function gameList(status: GameStatus, title: string, games: GameSummary[]): HTMLElement {
   const rows = games.map((g) => {
-    const seats = g.seats.map((s) => s.occupied ? (s.displayName || `seat ${s.seat + 1}`) : "free").join(", ");
+    const seats = g.seats.map((s) => s.bot ? `${s.displayName || s.bot} (bot)` : s.occupied ? (s.displayName || `seat ${s.seat + 1}`) : "free").join(", ");
     const actions: HTMLElement[] = [];
     if (status === GameStatus.FINISHED) {
       actions.push(h("a", { class: "button", text: "Replay", attrs: { href: `#/replay/${g.gameId}`, "data-test": "replay" } }));
@@ -83,10 +92,18 @@ function createForm(message: HTMLElement): HTMLElement {
   const policy = select("policy", [[String(TimeoutPolicy.FALLBACK_MOVE), "a safe move is played"], [String(TimeoutPolicy.FORFEIT), "the side forfeits"]]);
   const name = h("input", { attrs: { name: "name", maxlength: "32", value: localStorage.getItem("canasta.name") ?? "" , placeholder: "Player" } });
   const seat = select("seat", []);
+  const seatPlayers = h("div", { class: "seat-players", attrs: { "data-test": "seat-players" } });
   const fillSeats = () => {
+    const n = Number(players.value);
     replace(seat, h("option", { text: "none: only watch", attrs: { value: "" } }),
-      ...Array.from({ length: Number(players.value) }, (_, i) => h("option", { text: `seat ${i + 1}`, attrs: { value: String(i) } })));
+      ...Array.from({ length: n }, (_, i) => h("option", { text: `seat ${i + 1}`, attrs: { value: String(i) } })));
     seat.value = "0";
+    replace(seatPlayers, ...Array.from({ length: n }, (_, i) => {
+      const who = select(`bot:${i}`, BOTS);
+      // By default the server's bots play every seat but yours.
+      who.value = i === 0 ? "" : "greedy";
+      return field(`Seat ${i + 1}`, who);
+    }));
   };
   const describe = async () => {
     try {
@@ -117,12 +134,20 @@ function createForm(message: HTMLElement): HTMLElement {
       message.textContent = "The time per move is a number of seconds (or leave it empty for none).";
       return;
     }
+    const bots = [...seatPlayers.querySelectorAll<HTMLSelectElement>("select")]
+      .map((s, i) => ({ seat: i, bot: s.value }))
+      .filter((b) => b.bot !== "");
+    if (seat.value !== "" && bots.some((b) => b.seat === Number(seat.value))) {
+      message.textContent = `Seat ${Number(seat.value) + 1} is given to a bot: take another seat, or give it to a player.`;
+      return;
+    }
     localStorage.setItem("canasta.name", name.value.trim());
     try {
       const r = await api.createGame({
         rules: { preset: Number(preset.value), playerCount: Number(players.value), options: opts },
         seed: seedText ? BigInt(seedText) : undefined,
         timeControl: seconds > 0 ? { moveBudgetMs: BigInt(Math.round(seconds * 1000)), policy: Number(policy.value) } : undefined,
+        bots,
       });
       const gameId = r.game?.gameId ?? "";
       holdCreator(gameId, r.creatorToken);
@@ -143,6 +168,8 @@ function createForm(message: HTMLElement): HTMLElement {
     field("Seed", seed, "the same seed deals the same cards"),
     field("Time per move (seconds)", budget, "empty: no clock"),
     field("When time runs out", policy),
+    h("fieldset", { class: "seats-form" }, h("legend", { text: "Who plays each seat" }), seatPlayers,
+      h("small", { class: "muted", text: "The server's own bots play the seats given to them; the others wait for players." })),
     field("Your name", name),
     field("Your seat", seat),
     button("Create the game", () => void create(), { class: "primary", test: "create" }));

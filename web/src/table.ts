@@ -10,10 +10,14 @@ import type { SeatNamer } from "./words.js";
 
 /** A seat's name as the view gives it. */
 export function namer(view: GameView | undefined): SeatNamer {
-  return (seat: number) => {
-    const s = view?.seats.find((x) => x.seat === seat);
-    return s?.displayName || `Seat ${seat + 1}`;
-  };
+  return (seat: number) => seatName(view?.seats.find((x) => x.seat === seat), seat);
+}
+
+/** A seat's name: its player's, or for one of the server's bots the seat and the bot (the bots
+ * of a game may share a name). */
+export function seatName(s: SeatView | undefined, seat: number): string {
+  if (s?.bot) return `Seat ${seat + 1} (${s.bot})`;
+  return s?.displayName || `Seat ${seat + 1}`;
 }
 
 const CANASTA_WORD: Record<number, string> = {
@@ -111,8 +115,8 @@ function seatElement(view: GameView, s: SeatView, ownHand?: number): HTMLElement
       : h("div", { class: "hand hidden" }, ...Array.from({ length: Math.min(s.handCount, 15) }, () => backElement()));
   return h("div", { class: `seat${acting ? " acting" : ""}${view.viewerSeat === s.seat ? " mine" : ""}`, attrs: { "data-test": "seat", "data-seat": String(s.seat) } },
     h("div", { class: "seat-head" },
-      h("strong", { text: s.displayName || `Seat ${s.seat + 1}` }),
-      h("span", { text: ` side ${s.side + 1} · ${s.handCount} card${s.handCount === 1 ? "" : "s"}${acting ? " · to act" : ""}${s.occupied ? "" : " · free"}` })),
+      h("strong", { text: seatName(s, s.seat) }),
+      h("span", { text: ` side ${s.side + 1}${s.bot ? " · the server's bot" : ""} · ${s.handCount} card${s.handCount === 1 ? "" : "s"}${acting ? " · to act" : ""}${s.occupied ? "" : " · free"}` })),
     s.redThrees.length ? h("div", { class: "red-threes", title: "red threes" }, ...s.redThrees.map((c) => cardElement(c, "small"))) : null,
     hand);
 }

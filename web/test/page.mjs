@@ -1,15 +1,14 @@
 // The page in a real browser: Debian's Chromium (no browser is downloaded) driven by
 // playwright-core. tests/tests/web_page.rs runs it against a server on 127.0.0.1:0 with a JSON
-// of its settings as its one argument: { url, server, canasta, seed, screenshots, chromium }.
+// of its settings as its one argument: { url, seed, screenshots, chromium }.
 //
 // It opens the lobby, creates a game (a seed, a target of 1 point so that the match ends with
-// its first deal, and 600 s a move, whose clock it reads), attaches three built-in bots
-// (`canasta bot`) to the other seats, plays the person's seat by clicking (draw or take the pile, meld, discard) to the end of the deal and
+// its first deal, and 600 s a move, whose clock it reads) with the server's own bots in the
+// three other seats, plays the person's seat by clicking (draw or take the pile, meld, discard) to the end of the deal and
 // sees its score, reloads mid-game and goes on, follows the game in a second page as a
 // spectator (which must never show a hand), then replays the finished game to its end. Every
 // step's screenshot goes to `screenshots`. Any console error fails it. It prints a JSON report.
 
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +17,6 @@ import { chromium } from "playwright-core";
 const settings = JSON.parse(process.argv[2]);
 const report = { tookPile: 0, melds: 0, draws: 0, discards: 0, turns: 0, reloads: 0, dealScores: 0, spectatorChecks: 0, replaySteps: 0 };
 const errors = [];
-const bots = [];
 mkdirSync(settings.screenshots, { recursive: true });
 let shot = 0;
 const screenshot = async (page, name, fullPage = true) => {
@@ -60,20 +58,17 @@ try {
   // A time control whose budget no move here comes near: the clock shows while the seat acts.
   await page.fill("input[name=budget]", "600");
   await page.selectOption("select[name=seat]", "0");
+  // The server's own bots in the three other seats: the game starts when Alice has joined.
+  await page.selectOption("select[name='bot:0']", "");
+  for (const seat of [1, 2, 3]) await page.selectOption(`select[name='bot:${seat}']`, "greedy");
+  await screenshot(page, "create");
   await page.click("[data-test=create]");
   await page.waitForURL(/#\/game\//);
   const gameId = decodeURIComponent(new URL(page.url()).hash.split("/")[2]);
   await page.waitForSelector("[data-test=role]:has-text('You play seat 1')");
-  await page.waitForSelector(".waiting");
-  await screenshot(page, "waiting");
-
-  // Three built-in bots take the other seats, each from its own `canasta bot`.
-  for (const seat of [1, 2, 3]) {
-    const bot = spawn(settings.canasta, ["bot", "--server", settings.server, "--game", gameId, "--seat", String(seat), "--name", `Bot ${seat + 1}`], { stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    bot.stderr.on("data", (d) => { stderr += d; });
-    bots.push({ bot, seat, done: new Promise((resolve) => bot.on("exit", (code) => resolve({ code, stderr }))) });
-  }
+  await page.locator(".seat-head", { hasText: "(greedy)" }).nth(2).waitFor();
+  const botSeats = await page.locator(".seat-head", { hasText: "the server's bot" }).count();
+  if (botSeats !== 3) fail(`${botSeats} seats show the server's bots, not 3`);
 
   // A spectator in a second page (its own tab: it holds no seat).
   const spectator = await context.newPage();
@@ -212,10 +207,6 @@ try {
   await spectator.waitForSelector("[data-test=result]");
   await checkSpectator();
   await screenshot(spectator, "spectator-end");
-  for (const b of bots) {
-    const { code, stderr } = await b.done;
-    if (code !== 0) fail(`the bot of seat ${b.seat + 1} failed (${code}): ${stderr}`);
-  }
 
   // The replay, from the finished game's page: step by step, then by deal, to its end.
   await page.click("[data-test=replay-link]");
@@ -256,7 +247,6 @@ try {
   console.log(JSON.stringify({ ok: false, error: String(e?.stack ?? e), errors, ...report }));
   process.exitCode = 1;
 } finally {
-  for (const b of bots) b.bot.kill();
   await context.close();
   rmSync(profile, { recursive: true, force: true });
 }
