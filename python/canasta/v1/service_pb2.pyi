@@ -257,6 +257,30 @@ class GetScoresResponse(_message.Message):
     result: _game_pb2.MatchResult
     def __init__(self, deals: _Optional[_Iterable[_Union[_game_pb2.DealScore, _Mapping]]] = ..., result: _Optional[_Union[_game_pb2.MatchResult, _Mapping]] = ...) -> None: ...
 
+class GetReplayStepRequest(_message.Message):
+    __slots__ = ("game_id", "step")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    step: int
+    def __init__(self, game_id: _Optional[str] = ..., step: _Optional[int] = ...) -> None: ...
+
+class GetReplayStepResponse(_message.Message):
+    __slots__ = ("step", "steps", "deal_steps", "view", "action", "events")
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    DEAL_STEPS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    step: int
+    steps: int
+    deal_steps: _containers.RepeatedScalarFieldContainer[int]
+    view: _game_pb2.GameView
+    action: _game_pb2.RecordedAction
+    events: _containers.RepeatedCompositeFieldContainer[_game_pb2.GameEvent]
+    def __init__(self, step: _Optional[int] = ..., steps: _Optional[int] = ..., deal_steps: _Optional[_Iterable[int]] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ..., action: _Optional[_Union[_game_pb2.RecordedAction, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_game_pb2.GameEvent, _Mapping]]] = ...) -> None: ...
+
 class ExportGameRequest(_message.Message):
     __slots__ = ("game_id",)
     GAME_ID_FIELD_NUMBER: _ClassVar[int]

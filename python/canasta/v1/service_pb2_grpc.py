@@ -34,7 +34,7 @@ class CanastaServiceStub:
     CheckAction need a token; CancelGame needs the game's creator token (CreateGame returns
     it); every other call works without one, as a spectator where it shows a game (GetView,
     WatchGame) and for anyone otherwise (CreateGame, JoinGame, ListGames, GetGame, GetScores,
-    ExportGame, DescribeRules).
+    ExportGame, GetReplayStep, DescribeRules).
 
     Errors use the canonical gRPC codes and a stable reason, listed in docs/protocol.md. Every
     error carries the reason twice: as plain ASCII response metadata, `canasta-reason` (with
@@ -118,6 +118,11 @@ class CanastaServiceStub:
                 request_serializer=canasta_dot_v1_dot_service__pb2.ExportGameRequest.SerializeToString,
                 response_deserializer=canasta_dot_v1_dot_service__pb2.ExportGameResponse.FromString,
                 _registered_method=True)
+        self.GetReplayStep = channel.unary_unary(
+                '/canasta.v1.CanastaService/GetReplayStep',
+                request_serializer=canasta_dot_v1_dot_service__pb2.GetReplayStepRequest.SerializeToString,
+                response_deserializer=canasta_dot_v1_dot_service__pb2.GetReplayStepResponse.FromString,
+                _registered_method=True)
         self.DescribeRules = channel.unary_unary(
                 '/canasta.v1.CanastaService/DescribeRules',
                 request_serializer=canasta_dot_v1_dot_service__pb2.DescribeRulesRequest.SerializeToString,
@@ -139,7 +144,7 @@ class CanastaServiceServicer:
     CheckAction need a token; CancelGame needs the game's creator token (CreateGame returns
     it); every other call works without one, as a spectator where it shows a game (GetView,
     WatchGame) and for anyone otherwise (CreateGame, JoinGame, ListGames, GetGame, GetScores,
-    ExportGame, DescribeRules).
+    ExportGame, GetReplayStep, DescribeRules).
 
     Errors use the canonical gRPC codes and a stable reason, listed in docs/protocol.md. Every
     error carries the reason twice: as plain ASCII response metadata, `canasta-reason` (with
@@ -255,6 +260,16 @@ class CanastaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetReplayStep(self, request, context):
+        """A finished game replayed step by step, for a viewer that has no rules engine of its own
+        (the web page): the table after a number of the record's actions with every hand shown
+        (the record is public once the game is over), the action that led there and its events
+        as the referee sees them. The server replays the record up to the step for each call.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def DescribeRules(self, request, context):
         """The effective value and meaning of every option of a rule set.
         """
@@ -334,6 +349,11 @@ def add_CanastaServiceServicer_to_server(servicer, server):
                     request_deserializer=canasta_dot_v1_dot_service__pb2.ExportGameRequest.FromString,
                     response_serializer=canasta_dot_v1_dot_service__pb2.ExportGameResponse.SerializeToString,
             ),
+            'GetReplayStep': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetReplayStep,
+                    request_deserializer=canasta_dot_v1_dot_service__pb2.GetReplayStepRequest.FromString,
+                    response_serializer=canasta_dot_v1_dot_service__pb2.GetReplayStepResponse.SerializeToString,
+            ),
             'DescribeRules': grpc.unary_unary_rpc_method_handler(
                     servicer.DescribeRules,
                     request_deserializer=canasta_dot_v1_dot_service__pb2.DescribeRulesRequest.FromString,
@@ -361,7 +381,7 @@ class CanastaService:
     CheckAction need a token; CancelGame needs the game's creator token (CreateGame returns
     it); every other call works without one, as a spectator where it shows a game (GetView,
     WatchGame) and for anyone otherwise (CreateGame, JoinGame, ListGames, GetGame, GetScores,
-    ExportGame, DescribeRules).
+    ExportGame, GetReplayStep, DescribeRules).
 
     Errors use the canonical gRPC codes and a stable reason, listed in docs/protocol.md. Every
     error carries the reason twice: as plain ASCII response metadata, `canasta-reason` (with
@@ -693,6 +713,33 @@ class CanastaService:
             '/canasta.v1.CanastaService/ExportGame',
             canasta_dot_v1_dot_service__pb2.ExportGameRequest.SerializeToString,
             canasta_dot_v1_dot_service__pb2.ExportGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetReplayStep(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/canasta.v1.CanastaService/GetReplayStep',
+            canasta_dot_v1_dot_service__pb2.GetReplayStepRequest.SerializeToString,
+            canasta_dot_v1_dot_service__pb2.GetReplayStepResponse.FromString,
             options,
             channel_credentials,
             insecure,
