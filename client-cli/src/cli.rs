@@ -37,7 +37,8 @@ pub enum Command {
     /// Watch a game live in the terminal, as a spectator (or as a seat, with its token), to the
     /// end of the match. A dropped connection is resumed from the last event shown.
     Watch(WatchArgs),
-    /// Attach a built-in bot to a seat of a game on a server and play it to the end.
+    /// Attach a built-in bot to a seat of a game on a server and play it to the end; or, as a
+    /// registered player (--seek, --accept-challenges), play the games the lobby finds.
     ///
     /// The bot watches and acts over one Play call (with --unary, a WatchGame stream and a
     /// SubmitAction call per action). It waits as long as the server asks when refused for a
@@ -56,8 +57,22 @@ pub enum Command {
     /// Start a server in this process and watch bots play a game (four, unless --players).
     Demo(DemoArgs),
     /// Load a server on this machine with concurrent games of bots and report throughput,
-    /// latency, errors and memory; or measure the memory of idle games.
+    /// latency, errors and memory; or measure the memory of idle games, or how fast many
+    /// players seeking games at once are seated (--seekers).
     Loadtest(LoadtestArgs),
+    /// Register a player in the server's lobby: a name and a secret key, shown once (or
+    /// written to --key-file). The lobby's commands take the key from --key-file or the
+    /// environment variable CANASTA_KEY.
+    Register(RegisterArgs),
+    /// The rated players of a family of rules (preset and player count), best first.
+    Leaderboard(LeaderboardArgs),
+    /// A player's record: ratings, games, wins and recent games.
+    Player(PlayerArgs),
+    /// Run a round robin among registered players through challenges, and print the standings
+    /// with 95% confidence intervals and the rating changes. The players' bots must be
+    /// following their players' games (`canasta bot --seek` or `canasta bot
+    /// --accept-challenges`).
+    Tournament(TournamentArgs),
 }
 
 /// The default server address of every subcommand that talks to a server.
@@ -144,15 +159,57 @@ pub struct BotArgs {
     /// The bot.
     #[arg(long, default_value = "greedy", value_parser = bot_name)]
     pub bot: String,
-    /// The game to play (`canasta games` lists them).
-    #[arg(long, value_parser = game_id)]
-    pub game: String,
+    /// The game to play (`canasta games` lists them). Not with --seek or --accept-challenges,
+    /// which play the player's games.
+    #[arg(long, value_parser = game_id, required_unless_present_any = ["seek", "accept_challenges"], conflicts_with_all = ["seek", "accept_challenges"])]
+    pub game: Option<String>,
     /// The seat to take (the lowest free one if unset).
-    #[arg(long, conflicts_with = "token")]
+    #[arg(long, conflicts_with = "token", requires = "game")]
     pub seat: Option<u32>,
     /// Play a seat already joined, with its token.
-    #[arg(long, env = "CANASTA_TOKEN")]
+    #[arg(long, env = "CANASTA_TOKEN", requires = "game")]
     pub token: Option<String>,
+    /// As a registered player, play game after game through matchmaking: seek games of the
+    /// rules (--preset, --players, --option) and time control given, play each to the end, and
+    /// seek again. The player's games (started through seeks or challenges) are followed on its
+    /// event stream, so a game found while the connection was down, or left unfinished by an
+    /// earlier run, is played too.
+    #[arg(long)]
+    pub seek: bool,
+    /// As a registered player, accept the challenges it is invited to (while it plays fewer
+    /// than --concurrent games) and play them; with --seek too, both.
+    #[arg(long)]
+    pub accept_challenges: bool,
+    /// The player's key (with --seek or --accept-challenges).
+    #[command(flatten)]
+    pub key: KeyArgs,
+    /// The rules of the games sought (with --seek).
+    #[command(flatten)]
+    pub rules: RuleArgs,
+    /// The move budget of the games sought, e.g. 30s (no time control if unset): only seekers
+    /// asking for the same time control meet.
+    #[arg(long, value_name = "DURATION", value_parser = move_budget, requires = "seek")]
+    pub move_budget: Option<u64>,
+    /// What happens when a seat's move time runs out (with --move-budget).
+    #[arg(long, value_enum, default_value_t = TimeoutPolicy::Fallback, requires = "move_budget")]
+    pub timeout_policy: TimeoutPolicy,
+    /// Seek unrated games (rated ones by default; a rated game plays its preset's own rules,
+    /// without --option).
+    #[arg(long, requires = "seek")]
+    pub unrated: bool,
+    /// Sit with this player on one side (it must seek naming this player in turn).
+    #[arg(long, value_name = "NAME", requires = "seek")]
+    pub partner: Option<String>,
+    /// Ask the server to fill the seats still empty with its house bots after this wait, e.g.
+    /// 30s (never if unset).
+    #[arg(long, value_name = "DURATION", value_parser = fill_wait, requires = "seek")]
+    pub fill_with_bots_after: Option<u64>,
+    /// Stop after this many games played to the end (without it, play on until stopped).
+    #[arg(long, value_parser = positive::<u64>)]
+    pub games: Option<u64>,
+    /// Games played at once, over one connection (with --seek: seeks held at once).
+    #[arg(long, default_value_t = 1, value_parser = concurrent)]
+    pub concurrent: usize,
     /// The bot's display name.
     #[arg(long)]
     pub name: Option<String>,
@@ -174,6 +231,122 @@ pub struct BotArgs {
     /// a bot without Play does), instead of watching and acting over one Play call.
     #[arg(long)]
     pub unary: bool,
+}
+
+/// The player's key, for the lobby's commands: from a file, or from the environment (never an
+/// argument, which `ps` would show to every user of the machine).
+#[derive(Debug, Clone, Args)]
+pub struct KeyArgs {
+    /// The file holding the player's key (as `canasta register --key-file` writes it, or the
+    /// key alone). Without it the key is read from the environment variable CANASTA_KEY.
+    #[arg(long, value_name = "FILE")]
+    pub key_file: Option<PathBuf>,
+}
+
+/// `canasta register`.
+#[derive(Debug, Args)]
+pub struct RegisterArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// The player's name: 1 to 40 visible characters, unique on the server regardless of
+    /// case.
+    #[arg(value_parser = player_name)]
+    pub name: String,
+    /// Write the key to this new file (readable by you only; an existing file is never
+    /// overwritten) instead of printing it.
+    #[arg(long, value_name = "FILE")]
+    pub key_file: Option<PathBuf>,
+    /// Print one JSON object: name, created_unix_ms, and key (or key_file with --key-file).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `canasta leaderboard`.
+#[derive(Debug, Args)]
+pub struct LeaderboardArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// The family's preset.
+    #[arg(long, default_value = "official", ignore_case = true, value_parser = presets())]
+    pub preset: String,
+    /// The family's player count.
+    #[arg(long, default_value_t = 4, value_parser = players)]
+    pub players: u8,
+    /// Show at most this many players, the best.
+    #[arg(long, default_value_t = 50, value_parser = positive::<usize>)]
+    pub limit: usize,
+    /// Print one JSON array of the rows (rank, name, house, rating: mu, sigma, display, games,
+    /// wins) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `canasta player`.
+#[derive(Debug, Args)]
+pub struct PlayerArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// The player's name (any case).
+    #[arg(value_parser = player_name)]
+    pub name: String,
+    /// Recent games to list (1 to 100).
+    #[arg(long, default_value_t = 10, value_parser = recent_games)]
+    pub games: u32,
+    /// Print the record as one JSON object instead of tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `canasta tournament`.
+#[derive(Debug, Args)]
+pub struct TournamentArgs {
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// A player's key file (repeatable): a player of the event whose key this command holds.
+    /// It makes the challenges of the games this player sits in, and accepts its invitations.
+    #[arg(long = "key-file", value_name = "FILE")]
+    pub key_files: Vec<PathBuf>,
+    /// A player of the event whose key this command does not hold (repeatable): its bot
+    /// accepts the invitations itself (`canasta bot --accept-challenges`).
+    #[arg(long = "player", value_name = "NAME", value_parser = player_name)]
+    pub players: Vec<String>,
+    /// The rules.
+    #[command(flatten)]
+    pub rules: RuleArgs,
+    /// The move budget of every game, e.g. 30s (no time control if unset).
+    #[arg(long, value_name = "DURATION", value_parser = move_budget)]
+    pub move_budget: Option<u64>,
+    /// What happens when a seat's move time runs out (with --move-budget).
+    #[arg(long, value_enum, default_value_t = TimeoutPolicy::Fallback, requires = "move_budget")]
+    pub timeout_policy: TimeoutPolicy,
+    /// Play unrated games (rated by default; a rated game plays its preset's own rules).
+    #[arg(long)]
+    pub unrated: bool,
+    /// How many times each table is played: every group of players, in every way of forming
+    /// its sides, each seat order in turn.
+    #[arg(long, default_value_t = 1, value_parser = positive::<u32>)]
+    pub rounds: u32,
+    /// Games in flight at once.
+    #[arg(long, default_value_t = 1, value_parser = positive::<usize>)]
+    pub parallel: usize,
+    /// Give up on a game whose players have not all accepted within this long, e.g. 2m (the
+    /// server's own limit on challenges may be shorter).
+    #[arg(long, default_value = "5m", value_parser = wait_ms)]
+    pub accept_within: u64,
+    /// Write one JSON line per game to this file ("-" for standard output: then the standings
+    /// follow as one more line with --json, or go to standard error as text).
+    #[arg(long, value_name = "FILE")]
+    pub jsonl: Option<PathBuf>,
+    /// Print the standings as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Print no progress.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// `canasta games`.
@@ -456,6 +629,11 @@ pub struct LoadtestArgs {
     /// in-process, in-memory server and report the resident memory they add.
     #[arg(long, conflicts_with_all = ["server", "memory"])]
     pub idle_games: Option<usize>,
+    /// Measure matchmaking instead: register this many players (2 to 100000), let them all
+    /// seek a game of the rules at once, and report the time each waited for its seat and the
+    /// server's memory. The games found are cancelled, not played.
+    #[arg(long, value_parser = seekers, conflicts_with_all = ["idle_games", "unary", "max_games_total"])]
+    pub seekers: Option<usize>,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -482,6 +660,52 @@ fn bot_name(text: &str) -> Result<String, String> {
 /// The presets, as possible values.
 fn presets() -> PossibleValuesParser {
     PossibleValuesParser::new(Preset::ALL.map(Preset::name))
+}
+
+/// A player's name: not empty (the server checks the rest and says what it refuses).
+fn player_name(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err("give a player's name: 1 to 40 visible characters".into());
+    }
+    Ok(text.trim().to_string())
+}
+
+/// How many recent games `canasta player` lists.
+fn recent_games(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(n) if (1..=100).contains(&n) => Ok(n),
+        _ => Err(format!("{text:?} is out of range: list 1 to 100 games")),
+    }
+}
+
+/// The most games a lobby bot plays at once.
+pub const MAX_CONCURRENT: usize = 256;
+
+/// How many games a lobby bot plays at once.
+fn concurrent(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_CONCURRENT).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "{text:?} is out of range: play 1 to {MAX_CONCURRENT} games at once"
+        )),
+    }
+}
+
+/// The wait before house bots fill a seek's empty seats, in milliseconds: at most an hour.
+fn fill_wait(text: &str) -> Result<u64, String> {
+    let d = crate::loadtest::parse_duration(text)?;
+    match u64::try_from(d.as_millis()) {
+        Ok(ms) if ms <= 3_600_000 => Ok(ms),
+        _ => Err(format!("{text:?} is too long: wait at most an hour, e.g. 30s")),
+    }
+}
+
+/// How many players a matchmaking load test seats.
+fn seekers(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (2..=100_000).contains(&n) => Ok(n),
+        _ => Err(format!("{text:?} is out of range: give 2 to 100000 seekers")),
+    }
 }
 
 /// A whole number of one or more.
@@ -526,6 +750,15 @@ fn move_budget(text: &str) -> Result<u64, String> {
         _ => Err(format!(
             "{text:?} is not a move budget: give at least 1ms, e.g. 30s"
         )),
+    }
+}
+
+/// A wait in milliseconds, from a duration (`2m`, `90s`): at least a millisecond.
+fn wait_ms(text: &str) -> Result<u64, String> {
+    let d = crate::loadtest::parse_duration(text)?;
+    match u64::try_from(d.as_millis()) {
+        Ok(ms) if ms >= 1 => Ok(ms),
+        _ => Err(format!("{text:?} is not a wait: give at least 1ms, e.g. 2m")),
     }
 }
 
@@ -705,8 +938,44 @@ pub fn check(cli: &Cli) -> Result<(), (&'static str, String)> {
         Command::Loadtest(a) => {
             rules_of(&a.rules).map_err(|e| ("loadtest", e))?;
         }
-        Command::Bot(_)
-        | Command::Export(_)
+        Command::Bot(a) => {
+            if a.seek {
+                rules_of(&a.rules).map_err(|e| ("bot", e))?;
+                if !a.unrated && !a.rules.options.is_empty() {
+                    return Err((
+                        "bot",
+                        "a rated game plays its preset's own rules: drop --option, or seek unrated games with --unrated".into(),
+                    ));
+                }
+            }
+        }
+        Command::Tournament(a) => {
+            rules_of(&a.rules).map_err(|e| ("tournament", e))?;
+            if !a.unrated && !a.rules.options.is_empty() {
+                return Err((
+                    "tournament",
+                    "a rated game plays its preset's own rules: drop --option, or play unrated games with --unrated".into(),
+                ));
+            }
+            if a.key_files.is_empty() {
+                return Err((
+                    "tournament",
+                    "give the key file of at least one player (--key-file): a challenge is made by one of its players".into(),
+                ));
+            }
+            if a.key_files.len() + a.players.len() < usize::from(a.rules.players) {
+                return Err((
+                    "tournament",
+                    format!(
+                        "{} players cannot fill a game of {}: give more with --key-file or --player",
+                        a.key_files.len() + a.players.len(),
+                        a.rules.players
+                    ),
+                ));
+            }
+        }
+        Command::Register(_) | Command::Leaderboard(_) | Command::Player(_) => {}
+        Command::Export(_)
         | Command::Cancel(_)
         | Command::Replay(_)
         | Command::Games(_)

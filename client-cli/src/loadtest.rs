@@ -218,16 +218,16 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 
 /// A server started in this process for the run; stopped by `stop`. Its files are removed
 /// when it is dropped, also when the run ends early with an error.
-struct InProcess {
+pub(crate) struct InProcess {
     server: LocalServer,
-    addr: String,
+    pub(crate) addr: String,
     dir: Option<tempfile::TempDir>,
 }
 
 impl InProcess {
     /// Starts a server on a free loopback port: in memory, or with a SQLite file in a fresh
     /// temporary directory. Rate limits are lifted: the run measures throughput, not limits.
-    async fn start(memory: bool) -> anyhow::Result<InProcess> {
+    pub(crate) async fn start(memory: bool) -> anyhow::Result<InProcess> {
         let dir = if memory {
             None
         } else {
@@ -253,7 +253,7 @@ impl InProcess {
     }
 
     /// Stops the server (its streams end, storage closes), then removes its files.
-    async fn stop(self) {
+    pub(crate) async fn stop(self) {
         if let Err(e) = self.server.shutdown().await {
             eprintln!("the local server stopped: {e:#}");
         }
@@ -263,7 +263,7 @@ impl InProcess {
 
 /// Fails unless every address `addr` names is a loopback one: the load generator must not load
 /// anyone else's server.
-async fn require_loopback(addr: &str) -> anyhow::Result<()> {
+pub(crate) async fn require_loopback(addr: &str) -> anyhow::Result<()> {
     let host = addr.split("://").last().unwrap_or(addr);
     let resolved: Vec<SocketAddr> = tokio::net::lookup_host(host)
         .await
@@ -352,6 +352,9 @@ pub async fn loadtest(args: LoadtestArgs) -> anyhow::Result<()> {
     }
     if let Some(n) = args.idle_games {
         return idle(n, &spec, args.json).await;
+    }
+    if let Some(n) = args.seekers {
+        return crate::seekload::run(n, &args, spec).await;
     }
     // The command line checked the ranges (`cli::loadtest_games`, `cli::loadtest_duration`).
     let duration = parse_duration(&args.duration).map_err(anyhow::Error::msg)?;

@@ -299,6 +299,17 @@ pub async fn games(args: GamesArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The time control of `--move-budget` and `--timeout-policy`: none without a budget.
+pub fn time_control(move_budget_ms: Option<u64>, policy: TimeoutPolicy) -> Option<v1::TimeControl> {
+    move_budget_ms.map(|ms| v1::TimeControl {
+        move_budget_ms: ms,
+        policy: match policy {
+            TimeoutPolicy::Fallback => v1::TimeoutPolicy::FallbackMove,
+            TimeoutPolicy::Forfeit => v1::TimeoutPolicy::Forfeit,
+        } as i32,
+    })
+}
+
 /// `canasta create`.
 pub async fn create(args: CreateArgs) -> anyhow::Result<()> {
     let spec = args.rules.spec().map_err(anyhow::Error::msg)?;
@@ -308,13 +319,7 @@ pub async fn create(args: CreateArgs) -> anyhow::Result<()> {
         rules: Some(rules_to_wire(&spec)),
         seed: args.seed,
         start_scores: args.start_scores.clone(),
-        time_control: args.move_budget.map(|ms| v1::TimeControl {
-            move_budget_ms: ms,
-            policy: match args.timeout_policy {
-                TimeoutPolicy::Fallback => v1::TimeoutPolicy::FallbackMove,
-                TimeoutPolicy::Forfeit => v1::TimeoutPolicy::Forfeit,
-            } as i32,
-        }),
+        time_control: time_control(args.move_budget, args.timeout_policy),
         bots: args
             .house_bot
             .iter()

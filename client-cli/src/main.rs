@@ -16,10 +16,15 @@
 //!   reconnection, refusals by reason, rate limits waited out).
 //! - `play`, `watch`: a person at a seat (and `leave`), a spectator.
 //! - `lobby`: the server's games listed and created (`games`, `create`; `cancel` is here).
+//! - `players`: the lobby's players and their keys (`register`), ratings (`leaderboard`,
+//!   `player`).
+//! - `seek`: a bot that plays as a registered player (`bot --seek`, `--accept-challenges`).
+//! - `tournament`: a round robin among registered players, through challenges.
 //! - `matches`: headless matches between bots, in the engine or on a server.
 //! - `record`: export and replay of game records.
 //! - `render`: text for terminals (cards, tables, events, colours).
-//! - `loadtest`, `local`: the load test and the server run in this process.
+//! - `loadtest`, `seekload`, `local`: the load tests (games; matchmaking) and the server run
+//!   in this process.
 
 mod cli;
 mod loadtest;
@@ -27,9 +32,13 @@ mod lobby;
 mod local;
 mod matches;
 mod play;
+mod players;
 mod record;
 mod remote;
 mod render;
+mod seek;
+mod seekload;
+mod tournament;
 mod watch;
 
 use std::process::ExitCode;
@@ -83,6 +92,10 @@ fn main() -> ExitCode {
         Command::Replay(a) => replay(a),
         Command::Demo(a) => runtime.block_on(play::demo(a)),
         Command::Loadtest(a) => runtime.block_on(loadtest::loadtest(a)),
+        Command::Register(a) => runtime.block_on(players::register(a)),
+        Command::Leaderboard(a) => runtime.block_on(players::leaderboard(a)),
+        Command::Player(a) => runtime.block_on(players::player(a)),
+        Command::Tournament(a) => runtime.block_on(tournament::tournament(a)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -126,6 +139,9 @@ fn quiet_broken_pipe() {
 }
 
 async fn bot_command(args: BotArgs) -> anyhow::Result<()> {
+    let Some(game) = args.game.clone() else {
+        return seek::run(args).await;
+    };
     let addr = args.server.server.clone();
     let mut bot = bot::by_name(&args.bot, args.seed).with_context(|| {
         format!(
@@ -136,13 +152,13 @@ async fn bot_command(args: BotArgs) -> anyhow::Result<()> {
     })?;
     let mut client = remote::connect(&addr).await?;
     let mut seat = match args.token {
-        Some(token) => remote::SeatClient::from_token(&mut client, &addr, &args.game, token).await,
+        Some(token) => remote::SeatClient::from_token(&mut client, &addr, &game, token).await,
         None => {
             let name = args
                 .name
                 .clone()
                 .unwrap_or_else(|| format!("{} bot", args.bot));
-            remote::SeatClient::join(&mut client, &addr, &args.game, args.seat, &name).await
+            remote::SeatClient::join(&mut client, &addr, &game, args.seat, &name).await
         }
     }?;
     seat.reconnect = std::time::Duration::from_secs(args.reconnect_secs);

@@ -113,7 +113,8 @@ pub async fn page_url(channel: &Channel, addr: &str, game_id: &str) -> Option<St
         .then(|| format!("{base}/#/game/{game_id}/watch"))
 }
 
-/// A connection to `addr`, as [`connect`] makes it.
+/// A connection to `addr`, as [`connect`] makes it, for any of the server's services (the
+/// lobby's too): its clones share one HTTP/2 connection.
 pub async fn channel(addr: &str) -> Result<Channel, RemoteError> {
     let uri = if addr.contains("://") {
         addr.to_string()
@@ -717,6 +718,20 @@ impl Link {
         patience: Duration,
         why: &str,
     ) -> Result<(), RemoteError> {
+        if let Some(channel) = self.reconnect_channel(addr, patience, why).await? {
+            *client = CanastaServiceClient::new(channel);
+        }
+        Ok(())
+    }
+
+    /// As [`Link::reconnect`], for a client of any service: the new connection, or `None` if
+    /// this attempt failed (the caller tries again on its next break).
+    pub(crate) async fn reconnect_channel(
+        &mut self,
+        addr: &str,
+        patience: Duration,
+        why: &str,
+    ) -> Result<Option<Channel>, RemoteError> {
         if self.heard.elapsed() > patience {
             return Err(RemoteError(format!(
                 "lost the server at {addr}: {why}; it has not answered for {} s, so this client gives up (--reconnect-secs sets how long to keep trying)",
@@ -725,10 +740,7 @@ impl Link {
         }
         self.resumed += 1;
         tokio::time::sleep(Duration::from_millis(50 * self.resumed.min(20) as u64)).await;
-        if let Ok(c) = connect(addr).await {
-            *client = c;
-        }
-        Ok(())
+        Ok(channel(addr).await.ok())
     }
 }
 

@@ -1,0 +1,705 @@
+//! `canasta tournament`: a round robin among registered players on a server, played through
+//! challenges. Every group of `--players` entrants plays, in every way of forming its sides
+//! (alice and carol against bob and dave, then alice and bob against carol and dave, …),
+//! `--rounds` times, the seats turned one place each round. This command makes each game's
+//! challenge as one of its players whose key it holds (`--key-file`), accepts the invitations
+//! of the other players it holds, and leaves the rest (`--player`) to their bots. The players'
+//! bots play the games (`canasta bot --seek` or `--accept-challenges` follow their players'
+//! games). It prints each game as it ends, then the standings with 95% confidence intervals
+//! (the statistics of `canasta match`) and each player's rating before and after.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::Write;
+use std::time::Duration;
+
+use anyhow::{Context, anyhow};
+use canasta_engine::table::Table;
+use canasta_engine::Rules;
+use canasta_proto::convert::rules_to_wire;
+use canasta_proto::v1;
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::cli::TournamentArgs;
+use crate::lobby::{end_name, time_control};
+use crate::matches::{mean_95, wilson};
+use crate::players::{self, Key, Lobby, rating_json, table};
+use crate::remote::{RemoteError, limited};
+
+/// The most games one tournament schedules.
+const MAX_GAMES: usize = 10_000;
+
+/// One game of the schedule: the entrants (by index) in seat order.
+type Seating = Vec<usize>;
+
+/// The schedule: for every group of `players` entrants (in the order given), every way of
+/// forming its sides, once a round; each round turns the seats one place on, so that each
+/// player sits (and deals) in turn.
+pub fn schedule(entrants: usize, table: &Table, rounds: u32) -> Vec<Seating> {
+    let players = table.players() as usize;
+    let sides = table.sides() as usize;
+    let mut tables = Vec::new();
+    for group in combinations(entrants, players) {
+        let mut seen = HashSet::new();
+        for order in permutations(&group) {
+            // Seat i sits on side i mod sides: the sides, each a set, as a set, name the
+            // partnership.
+            let mut key: Vec<Vec<usize>> = (0..sides)
+                .map(|side| {
+                    let mut members: Vec<usize> =
+                        order.iter().copied().skip(side).step_by(sides).collect();
+                    members.sort_unstable();
+                    members
+                })
+                .collect();
+            key.sort();
+            if seen.insert(key) {
+                tables.push(order);
+            }
+        }
+    }
+    let mut games = Vec::new();
+    for round in 0..rounds as usize {
+        for t in &tables {
+            // Seat i + 1 sits on the side after seat i's: turning the seats one place moves
+            // each side on as a whole, and keeps every partnership.
+            let mut seats = t.clone();
+            seats.rotate_left(round % players.max(1));
+            games.push(seats);
+        }
+    }
+    games
+}
+
+/// The `k`-element subsets of `0..n`, in lexicographic order.
+fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut current = Vec::with_capacity(k);
+    fn go(start: usize, n: usize, k: usize, current: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if current.len() == k {
+            out.push(current.clone());
+            return;
+        }
+        for i in start..n {
+            if n - i < k - current.len() {
+                break;
+            }
+            current.push(i);
+            go(i + 1, n, k, current, out);
+            current.pop();
+            if out.len() > MAX_GAMES {
+                return;
+            }
+        }
+    }
+    go(0, n, k, &mut current, &mut out);
+    out
+}
+
+/// Every order of `items` (at most 6! = 720 of a table's players), the given order first.
+fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
+    if items.len() <= 1 {
+        return vec![items.to_vec()];
+    }
+    let mut out = Vec::new();
+    for i in 0..items.len() {
+        let mut rest = items.to_vec();
+        let first = rest.remove(i);
+        for mut p in permutations(&rest) {
+            p.insert(0, first);
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// One game's line (`--jsonl`); its fields are documented in docs/cli.md.
+#[derive(Debug, Serialize)]
+pub struct GameLine {
+    /// The game's number in the schedule.
+    pub index: usize,
+    /// The challenge that made it.
+    pub challenge_id: String,
+    /// The game, if it started.
+    pub game_id: Option<String>,
+    /// The players in seat order.
+    pub seats: Vec<String>,
+    /// Each side's players.
+    pub sides: Vec<Vec<String>>,
+    /// The winning side, if any.
+    pub winner_side: Option<u32>,
+    /// The winning side's players.
+    pub winners: Vec<String>,
+    /// Final scores by side.
+    pub totals: Vec<i32>,
+    /// How the match ended (target, forfeit, …).
+    pub end: Option<String>,
+    /// Seconds from the challenge to the end.
+    pub seconds: f64,
+    /// Why the game was not played, if it was not.
+    pub error: Option<String>,
+}
+
+/// A player's line of the standings.
+#[derive(Debug, Default, Serialize)]
+pub struct Standing {
+    /// The player.
+    pub name: String,
+    /// Games played to the end.
+    pub played: u64,
+    /// Of them, won by the player's side.
+    pub wins: u64,
+    /// Wins over played.
+    pub win_rate: f64,
+    /// Its 95% confidence interval (Wilson).
+    pub win_rate_95: (f64, f64),
+    /// The player's side's score minus the best other side's, on average.
+    pub average_margin: f64,
+    /// Its 95% confidence interval (normal approximation over the games).
+    pub average_margin_95: (f64, f64),
+    /// The rating in the family before the tournament (none before a first rated game).
+    pub rating_before: Option<Value>,
+    /// And after it.
+    pub rating_after: Option<Value>,
+}
+
+/// The tournament's summary (`--json`).
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    /// Games scheduled.
+    pub games: usize,
+    /// Games played to the end.
+    pub finished: usize,
+    /// Games that did not start or end (declined, expired …).
+    pub failed: usize,
+    /// Wall time.
+    pub seconds: f64,
+    /// Whether the games were rated.
+    pub rated: bool,
+    /// The players, best first (win rate, then margin).
+    pub standings: Vec<Standing>,
+}
+
+/// A game in flight.
+struct Job {
+    index: usize,
+    seats: Seating,
+    game_id: Option<String>,
+    started: Instant,
+    /// When to give up waiting for the players' answers.
+    deadline: Instant,
+    /// The entrant (held) who made the challenge.
+    challenger: usize,
+}
+
+/// An entrant: a name, and its key if this command holds it.
+struct Entrant {
+    name: String,
+    key: Option<Key>,
+}
+
+/// `canasta tournament`.
+pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
+    let spec = args.rules.spec().map_err(anyhow::Error::msg)?;
+    let rules = Rules::new(&spec)?;
+    let seats_table = Table::new(&rules);
+    let mut entrants: Vec<Entrant> = Vec::new();
+    for path in &args.key_files {
+        let key = players::read_key_file(path)?;
+        let name = key.name.clone().ok_or_else(|| {
+            anyhow!(
+                "{} gives no player's name: add a line `player NAME` (as `canasta register --key-file` writes it)",
+                path.display()
+            )
+        })?;
+        entrants.push(Entrant {
+            name,
+            key: Some(key),
+        });
+    }
+    for name in &args.players {
+        entrants.push(Entrant {
+            name: name.clone(),
+            key: None,
+        });
+    }
+    let mut names = HashSet::new();
+    for e in &entrants {
+        if !names.insert(e.name.to_lowercase()) {
+            return Err(anyhow!(
+                "{} is named twice: give each player once",
+                e.name
+            ));
+        }
+    }
+    let schedule = schedule(entrants.len(), &seats_table, args.rounds);
+    if schedule.len() > MAX_GAMES {
+        return Err(anyhow!(
+            "the round robin would schedule more than {MAX_GAMES} games: give fewer players or rounds"
+        ));
+    }
+    if let Some(t) = schedule
+        .iter()
+        .find(|t| t.iter().all(|&i| entrants[i].key.is_none()))
+    {
+        return Err(anyhow!(
+            "the game of {} has no player whose key this command holds, so nobody can make its challenge: give one of their key files",
+            names_of(&entrants, t).join(", ")
+        ));
+    }
+    let addr = args.server.server.clone();
+    let mut lobby = players::connect(&addr).await?;
+    let family = v1::RatingFamily {
+        preset: rules_to_wire(&spec).preset,
+        player_count: u32::from(args.rules.players),
+    };
+    // Every entrant exists (a wrong name fails now, not in the middle), with its rating.
+    let mut before = Vec::new();
+    for e in &entrants {
+        before.push(rating_of(&mut lobby, &e.name, &family, &addr).await?);
+    }
+    let (tx, mut rx) = mpsc::channel(256);
+    for (i, e) in entrants.iter().enumerate() {
+        if let Some(key) = &e.key {
+            tokio::spawn(crate::seek::follow_player(
+                lobby.clone(),
+                key.clone(),
+                addr.clone(),
+                crate::remote::DEFAULT_RECONNECT,
+                tx.clone(),
+                move |event| (i, event),
+            ));
+        }
+    }
+    drop(tx);
+    let lines_to_stdout = args.jsonl.as_ref().is_some_and(|p| p.as_os_str() == "-");
+    let mut lines: Option<Box<dyn Write + Send>> = match &args.jsonl {
+        None => None,
+        Some(_) if lines_to_stdout => Some(Box::new(std::io::stdout())),
+        Some(p) => Some(Box::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        )),
+    };
+    let progress = !args.quiet;
+    if progress {
+        eprintln!(
+            "{} games among {} players ({}, {} players{})",
+            schedule.len(),
+            entrants.len(),
+            args.rules.preset,
+            args.rules.players,
+            if args.unrated { ", unrated" } else { ", rated" }
+        );
+    }
+    let started = Instant::now();
+    let request_of = |seats: &Seating| v1::CreateChallengeRequest {
+        rules: Some(rules_to_wire(&spec)),
+        time_control: time_control(args.move_budget, args.timeout_policy),
+        seats: names_of(&entrants, seats),
+        rated: Some(!args.unrated),
+    };
+    let accept_within = Duration::from_millis(args.accept_within);
+    let mut jobs: HashMap<String, Job> = HashMap::new();
+    let mut by_game: HashMap<String, String> = HashMap::new();
+    let mut done: Vec<GameLine> = Vec::new();
+    let mut next = 0;
+    loop {
+        while jobs.len() < args.parallel && next < schedule.len() {
+            let seats = schedule[next].clone();
+            let challenger = *seats
+                .iter()
+                .find(|&&i| entrants[i].key.is_some())
+                .expect("checked: every game has a held player");
+            let key = entrants[challenger].key.as_ref().expect("held");
+            let request = request_of(&seats);
+            let made = limited!(lobby.create_challenge(key.authed(request.clone())).await)
+                .map_err(|s| key.refused(&s).context("the server refused a challenge"))?
+                .into_inner()
+                .challenge
+                .context("the server answered no challenge")?;
+            let mut job = Job {
+                index: next,
+                seats: seats.clone(),
+                game_id: None,
+                started: Instant::now(),
+                deadline: Instant::now() + accept_within,
+                challenger,
+            };
+            for &i in &seats {
+                let Some(key) = entrants[i].key.as_ref().filter(|_| i != challenger) else {
+                    continue;
+                };
+                let request = v1::AnswerChallengeRequest {
+                    challenge_id: made.challenge_id.clone(),
+                    accept: true,
+                };
+                let answer = limited!(lobby.answer_challenge(key.authed(request.clone())).await)
+                    .map_err(|s| key.refused(&s).context("cannot accept a challenge"))?
+                    .into_inner()
+                    .challenge
+                    .unwrap_or_default();
+                if answer.status == v1::ChallengeStatus::Started as i32 {
+                    job.game_id = Some(answer.game_id.clone());
+                    by_game.insert(answer.game_id, made.challenge_id.clone());
+                }
+            }
+            jobs.insert(made.challenge_id.clone(), job);
+            next += 1;
+        }
+        if jobs.is_empty() {
+            break;
+        }
+        let deadline = jobs
+            .values()
+            .filter(|j| j.game_id.is_none())
+            .map(|j| j.deadline)
+            .min();
+        let msg = tokio::select! {
+            m = rx.recv() => m,
+            () = sleep_until(deadline) => {
+                let now = Instant::now();
+                let late: Vec<String> = jobs
+                    .iter()
+                    .filter(|(_, j)| j.game_id.is_none() && j.deadline <= now)
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                for id in late {
+                    let job = jobs.remove(&id).expect("listed");
+                    let key = entrants[job.challenger].key.as_ref().expect("held");
+                    let request = v1::CancelChallengeRequest { challenge_id: id.clone() };
+                    // Already ended (started meanwhile, or expired): the answer says, and
+                    // the game, if any, is left to the bots.
+                    let _ = lobby.cancel_challenge(key.authed(request)).await;
+                    let line = failed(&entrants, &id, &job, format!(
+                        "not every player accepted within {} s: are their bots running (`canasta bot --accept-challenges`)?",
+                        accept_within.as_secs()
+                    ));
+                    record(line, &mut done, &mut lines, progress, schedule.len())?;
+                }
+                continue;
+            }
+        };
+        let Some((held, e)) = msg else {
+            return Err(anyhow!("lost every player's event stream"));
+        };
+        let e = match e {
+            Ok(e) => e,
+            Err(why) => {
+                return Err(why.context(format!(
+                    "cannot follow the events of {}",
+                    entrants[held].name
+                )));
+            }
+        };
+        use v1::player_event::Kind;
+        match e.kind {
+            Some(Kind::Challenge(c)) => {
+                let Some(job) = jobs.get_mut(&c.challenge_id) else {
+                    continue;
+                };
+                let status = v1::ChallengeStatus::try_from(c.status)
+                    .unwrap_or(v1::ChallengeStatus::Unspecified);
+                let why = match status {
+                    v1::ChallengeStatus::Started => {
+                        if job.game_id.is_none() {
+                            job.game_id = Some(c.game_id.clone());
+                            by_game.insert(c.game_id.clone(), c.challenge_id.clone());
+                        }
+                        continue;
+                    }
+                    v1::ChallengeStatus::Declined => {
+                        let who: Vec<&str> = c
+                            .seats
+                            .iter()
+                            .filter(|s| s.answer == v1::ChallengeAnswer::Declined as i32)
+                            .map(|s| s.player.as_str())
+                            .collect();
+                        format!("declined by {}", who.join(", "))
+                    }
+                    v1::ChallengeStatus::Expired => "not every player answered within the server's time for challenges: are their bots running (`canasta bot --accept-challenges`)?".to_string(),
+                    v1::ChallengeStatus::Cancelled => format!("cancelled by the server: {}", c.note),
+                    _ => continue,
+                };
+                let job = jobs.remove(&c.challenge_id).expect("found");
+                let line = failed(&entrants, &c.challenge_id, &job, why);
+                record(line, &mut done, &mut lines, progress, schedule.len())?;
+            }
+            Some(Kind::GameFinished(f)) => {
+                let Some(challenge_id) = by_game.remove(&f.game_id) else {
+                    continue;
+                };
+                let job = jobs.remove(&challenge_id).expect("a game of a job");
+                let result = f.result.unwrap_or_default();
+                let sides = sides_of(&entrants, &job.seats, seats_table.sides() as usize);
+                let line = GameLine {
+                    index: job.index,
+                    challenge_id,
+                    game_id: Some(f.game_id.clone()),
+                    seats: names_of(&entrants, &job.seats),
+                    winners: result
+                        .winner_side
+                        .and_then(|w| sides.get(w as usize).cloned())
+                        .unwrap_or_default(),
+                    sides,
+                    winner_side: result.winner_side,
+                    totals: result.totals.clone(),
+                    end: end_name(result.end),
+                    seconds: job.started.elapsed().as_secs_f64(),
+                    error: None,
+                };
+                record(line, &mut done, &mut lines, progress, schedule.len())?;
+            }
+            _ => {}
+        }
+    }
+    let mut after = Vec::new();
+    for e in &entrants {
+        after.push(rating_of(&mut lobby, &e.name, &family, &addr).await?);
+    }
+    let summary = summarize(&entrants, &done, &before, &after, started.elapsed().as_secs_f64(), !args.unrated);
+    match (args.json, lines_to_stdout) {
+        (true, true) => println!("{}", serde_json::to_string(&summary)?),
+        (true, false) => println!("{}", serde_json::to_string_pretty(&summary)?),
+        (false, true) => eprint!("{}", standings_text(&summary)),
+        (false, false) => print!("{}", standings_text(&summary)),
+    }
+    if summary.finished == 0 {
+        return Err(anyhow!("no game of the tournament was played"));
+    }
+    Ok(())
+}
+
+/// Sleeps until `deadline`, or for ever without one.
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The entrants' names of a seating.
+fn names_of(entrants: &[Entrant], seats: &Seating) -> Vec<String> {
+    seats.iter().map(|&i| entrants[i].name.clone()).collect()
+}
+
+/// Each side's players: seat i sits on side i mod sides.
+fn sides_of(entrants: &[Entrant], seats: &Seating, sides: usize) -> Vec<Vec<String>> {
+    (0..sides)
+        .map(|side| {
+            seats
+                .iter()
+                .skip(side)
+                .step_by(sides)
+                .map(|&i| entrants[i].name.clone())
+                .collect()
+        })
+        .collect()
+}
+
+/// The line of a game that was not played.
+fn failed(entrants: &[Entrant], challenge_id: &str, job: &Job, why: String) -> GameLine {
+    GameLine {
+        index: job.index,
+        challenge_id: challenge_id.to_string(),
+        game_id: job.game_id.clone(),
+        seats: names_of(entrants, &job.seats),
+        sides: Vec::new(),
+        winner_side: None,
+        winners: Vec::new(),
+        totals: Vec::new(),
+        end: None,
+        seconds: job.started.elapsed().as_secs_f64(),
+        error: Some(why),
+    }
+}
+
+/// Writes a game's line and says how it went.
+fn record(
+    line: GameLine,
+    done: &mut Vec<GameLine>,
+    lines: &mut Option<Box<dyn Write + Send>>,
+    progress: bool,
+    total: usize,
+) -> anyhow::Result<()> {
+    if let Some(w) = lines {
+        serde_json::to_writer(&mut *w, &line)
+            .map_err(std::io::Error::from)
+            .and_then(|()| w.write_all(b"\n"))
+            .and_then(|()| w.flush())
+            .context("cannot write the JSON lines")?;
+    }
+    if progress {
+        let what = match (&line.error, line.winner_side) {
+            (Some(e), _) => format!("not played: {e}"),
+            (None, Some(w)) => format!(
+                "side {w} ({}) wins, {}",
+                line.winners.join(" + "),
+                line.totals
+                    .iter()
+                    .map(i32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" to ")
+            ),
+            (None, None) => format!("ended without a winner ({})", line.end.clone().unwrap_or_default()),
+        };
+        eprintln!(
+            "game {}/{total} ({}): {what}",
+            done.len() + 1,
+            line.seats.join(", ")
+        );
+    }
+    done.push(line);
+    Ok(())
+}
+
+/// A player's rating in the family, or `None` before its first rated game of it.
+async fn rating_of(
+    lobby: &mut Lobby,
+    name: &str,
+    family: &v1::RatingFamily,
+    addr: &str,
+) -> anyhow::Result<Option<v1::Rating>> {
+    let request = v1::GetPlayerRequest {
+        name: name.to_string(),
+        recent_games: 1,
+    };
+    match limited!(lobby.get_player(request.clone()).await) {
+        Ok(r) => Ok(r
+            .into_inner()
+            .ratings
+            .into_iter()
+            .find(|r| r.family.as_ref() == Some(family))),
+        Err(s)
+            if canasta_proto::reason::raw_reason_of(&s).as_deref() == Some("PLAYER_NOT_FOUND") =>
+        {
+            Err(anyhow!(
+                "no player is named {name:?} on {addr}: register it (`canasta register {name}`), or check the name"
+            ))
+        }
+        Err(s) => Err(RemoteError::from(s).into()),
+    }
+}
+
+/// The standings: each player's games, wins and margins, with their confidence intervals.
+fn summarize(
+    entrants: &[Entrant],
+    games: &[GameLine],
+    before: &[Option<v1::Rating>],
+    after: &[Option<v1::Rating>],
+    seconds: f64,
+    rated: bool,
+) -> Summary {
+    let mut margins: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let mut wins: BTreeMap<&str, u64> = BTreeMap::new();
+    for g in games.iter().filter(|g| g.error.is_none()) {
+        for (side, members) in g.sides.iter().enumerate() {
+            let own = g.totals.get(side).copied().unwrap_or(0);
+            let best_other = g
+                .totals
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != side)
+                .map(|(_, t)| *t)
+                .max()
+                .unwrap_or(own);
+            for m in members {
+                margins.entry(m).or_default().push(f64::from(own - best_other));
+                if g.winner_side == Some(side as u32) {
+                    *wins.entry(m).or_default() += 1;
+                }
+            }
+        }
+    }
+    let mut standings: Vec<Standing> = entrants
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let m = margins.get(e.name.as_str()).cloned().unwrap_or_default();
+            let played = m.len() as u64;
+            let w = wins.get(e.name.as_str()).copied().unwrap_or(0);
+            let (average_margin, average_margin_95) = mean_95(&m);
+            Standing {
+                name: e.name.clone(),
+                played,
+                wins: w,
+                win_rate: w as f64 / played.max(1) as f64,
+                win_rate_95: wilson(w, played),
+                average_margin,
+                average_margin_95,
+                rating_before: before[i].as_ref().map(rating_json),
+                rating_after: after[i].as_ref().map(rating_json),
+            }
+        })
+        .collect();
+    standings.sort_by(|a, b| {
+        b.win_rate
+            .total_cmp(&a.win_rate)
+            .then(b.average_margin.total_cmp(&a.average_margin))
+    });
+    let finished = games.iter().filter(|g| g.error.is_none()).count();
+    Summary {
+        games: games.len(),
+        finished,
+        failed: games.len() - finished,
+        seconds,
+        rated,
+        standings,
+    }
+}
+
+/// The standings as a table.
+fn standings_text(s: &Summary) -> String {
+    let mut out = format!(
+        "{} games played{} in {:.1} s\n",
+        s.finished,
+        if s.failed > 0 {
+            format!(" ({} not played)", s.failed)
+        } else {
+            String::new()
+        },
+        s.seconds
+    );
+    let rating = |r: &Option<Value>| match r {
+        Some(v) => format!("{:.2}", v["display"].as_f64().unwrap_or(0.0)),
+        None => "-".into(),
+    };
+    let rows: Vec<Vec<String>> = s
+        .standings
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            vec![
+                (i + 1).to_string(),
+                p.name.clone(),
+                p.played.to_string(),
+                p.wins.to_string(),
+                format!("{:.0}%", p.win_rate * 100.0),
+                format!(
+                    "{:.0}% to {:.0}%",
+                    p.win_rate_95.0 * 100.0,
+                    p.win_rate_95.1 * 100.0
+                ),
+                format!("{:+.0}", p.average_margin),
+                format!(
+                    "{:+.0} to {:+.0}",
+                    p.average_margin_95.0, p.average_margin_95.1
+                ),
+                if s.rated {
+                    format!("{} -> {}", rating(&p.rating_before), rating(&p.rating_after))
+                } else {
+                    "unrated".into()
+                },
+            ]
+        })
+        .collect();
+    out += &table(
+        &[
+            "place", "player", "games", "wins", "won", "95% CI", "margin", "95% CI", "rating",
+        ],
+        &rows,
+        &[true, false, true, true, true, true, true, true, false],
+    );
+    out
+}
