@@ -313,7 +313,7 @@ pub struct TournamentArgs {
     /// A player of the event whose key this command does not hold (repeatable): its bot
     /// accepts the invitations itself (`canasta bot --accept-challenges`).
     #[arg(long = "player", value_name = "NAME", value_parser = player_name)]
-    pub players: Vec<String>,
+    pub others: Vec<String>,
     /// The rules.
     #[command(flatten)]
     pub rules: RuleArgs,
@@ -696,7 +696,9 @@ fn fill_wait(text: &str) -> Result<u64, String> {
     let d = crate::loadtest::parse_duration(text)?;
     match u64::try_from(d.as_millis()) {
         Ok(ms) if ms <= 3_600_000 => Ok(ms),
-        _ => Err(format!("{text:?} is too long: wait at most an hour, e.g. 30s")),
+        _ => Err(format!(
+            "{text:?} is too long: wait at most an hour, e.g. 30s"
+        )),
     }
 }
 
@@ -704,7 +706,9 @@ fn fill_wait(text: &str) -> Result<u64, String> {
 fn seekers(text: &str) -> Result<usize, String> {
     match text.trim().parse::<usize>() {
         Ok(n) if (2..=100_000).contains(&n) => Ok(n),
-        _ => Err(format!("{text:?} is out of range: give 2 to 100000 seekers")),
+        _ => Err(format!(
+            "{text:?} is out of range: give 2 to 100000 seekers"
+        )),
     }
 }
 
@@ -758,7 +762,9 @@ fn wait_ms(text: &str) -> Result<u64, String> {
     let d = crate::loadtest::parse_duration(text)?;
     match u64::try_from(d.as_millis()) {
         Ok(ms) if ms >= 1 => Ok(ms),
-        _ => Err(format!("{text:?} is not a wait: give at least 1ms, e.g. 2m")),
+        _ => Err(format!(
+            "{text:?} is not a wait: give at least 1ms, e.g. 2m"
+        )),
     }
 }
 
@@ -963,12 +969,12 @@ pub fn check(cli: &Cli) -> Result<(), (&'static str, String)> {
                     "give the key file of at least one player (--key-file): a challenge is made by one of its players".into(),
                 ));
             }
-            if a.key_files.len() + a.players.len() < usize::from(a.rules.players) {
+            if a.key_files.len() + a.others.len() < usize::from(a.rules.players) {
                 return Err((
                     "tournament",
                     format!(
                         "{} players cannot fill a game of {}: give more with --key-file or --player",
-                        a.key_files.len() + a.players.len(),
+                        a.key_files.len() + a.others.len(),
                         a.rules.players
                     ),
                 ));

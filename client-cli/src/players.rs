@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, anyhow};
+use canasta_proto::reason::{Reason, reason_of};
 use canasta_proto::v1;
 use canasta_proto::v1::lobby_service_client::LobbyServiceClient;
 use serde_json::{Value, json};
@@ -60,7 +61,7 @@ impl Key {
     /// What a refusal of the key means, in words: an unknown key names its source and what to
     /// do; any other refusal is the server's text.
     pub fn refused(&self, s: &tonic::Status) -> anyhow::Error {
-        if canasta_proto::reason::raw_reason_of(s).as_deref() == Some("UNKNOWN_PLAYER_KEY") {
+        if reason_of(s) == Some(Reason::UnknownPlayerKey) {
             return anyhow!(
                 "the server knows no player with the key from {}: check that it is the key `canasta register` gave for this server (a lost key cannot be recovered: register another name)",
                 self.source
@@ -437,7 +438,7 @@ pub async fn player(args: PlayerArgs) -> anyhow::Result<()> {
     };
     let r = match limited!(lobby.get_player(request.clone()).await) {
         Ok(r) => r.into_inner(),
-        Err(s) if canasta_proto::reason::raw_reason_of(&s).as_deref() == Some("PLAYER_NOT_FOUND") => {
+        Err(s) if reason_of(&s) == Some(Reason::PlayerNotFound) => {
             return Err(anyhow!(
                 "no player is named {:?} on {}: check the name (`canasta leaderboard` lists the rated players)",
                 args.name,
@@ -644,7 +645,10 @@ mod tests {
         std::fs::write(&path, "key abc\nanother line\n").unwrap();
         assert!(read_key_file(&path).is_err());
         let e = read_key_file(&dir.path().join("missing")).unwrap_err();
-        assert!(format!("{e:#}").contains("cannot read the key file"), "{e:#}");
+        assert!(
+            format!("{e:#}").contains("cannot read the key file"),
+            "{e:#}"
+        );
     }
 
     #[test]

@@ -67,6 +67,13 @@ fn client_hint(reason: Reason) -> Option<&'static str> {
         Reason::NotASeatOfGame => Some(
             "with this client: give the token `canasta play` showed when it took a seat of this game",
         ),
+        Reason::NameTaken => Some("with this client: `canasta register ANOTHER_NAME`"),
+        Reason::PlayerNotFound => {
+            Some("with this client: `canasta leaderboard` lists the rated players")
+        }
+        Reason::UnknownPlayerKey => Some(
+            "with this client: give the key `canasta register` printed or wrote (--key-file FILE, or CANASTA_KEY)",
+        ),
         _ => None,
     }
 }

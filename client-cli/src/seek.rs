@@ -15,7 +15,7 @@ use std::time::Duration;
 use anyhow::anyhow;
 use canasta_engine::bot;
 use canasta_proto::convert::rules_to_wire;
-use canasta_proto::reason::raw_reason_of;
+use canasta_proto::reason::{Reason, reason_of};
 use canasta_proto::v1;
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -25,7 +25,9 @@ use tonic::Status;
 use crate::cli::BotArgs;
 use crate::lobby::{end_name, time_control};
 use crate::players::{self, Key, Lobby, change_json, change_text};
-use crate::remote::{self, Client, Link, RemoteError, limited, retry_delay, status_text, transient};
+use crate::remote::{
+    self, Client, Link, RemoteError, limited, retry_delay, status_text, transient,
+};
 
 /// How long, once its last game is played, the bot waits for the games' ends on the player's
 /// stream (they carry the rating changes) before it reports without them.
@@ -248,19 +250,30 @@ impl Bot {
                     SeekEnd::Seated(s) => {
                         let g = s.game.clone().unwrap_or_default();
                         let players = g.seats.iter().map(|x| x.display_name.clone()).collect();
-                        self.start(s.game_id.clone(), s.seat, s.token.clone(), g, players, s.rated, false);
+                        self.start(
+                            s.game_id.clone(),
+                            s.seat,
+                            s.token.clone(),
+                            g,
+                            players,
+                            s.rated,
+                            false,
+                        );
                     }
                     SeekEnd::Lost(why) => {
                         if !self.args.quiet && !self.args.json {
-                            eprintln!("canasta: a seek ended without a seat ({why}); seeking again");
+                            eprintln!(
+                                "canasta: a seek ended without a seat ({why}); seeking again"
+                            );
                         }
                         // A pause, so that a server that is away is not asked in a loop.
                         tokio::time::sleep(Duration::from_millis(500)).await;
                     }
                     SeekEnd::Refused(s) => {
-                        let reason = raw_reason_of(&s).unwrap_or_default();
-                        let player_limit =
-                            matches!(reason.as_str(), "TOO_MANY_SEEKS" | "TOO_MANY_PLAYER_GAMES");
+                        let player_limit = matches!(
+                            reason_of(&s),
+                            Some(Reason::TooManySeeks | Reason::TooManyPlayerGames)
+                        );
                         if player_limit && !self.running.is_empty() {
                             // Seek again when one of the player's games ends.
                             self.blocked = true;
@@ -329,7 +342,9 @@ impl Bot {
                         .collect(),
                     ..Default::default()
                 };
-                self.start(g.game_id, g.seat, g.token, summary, g.players, g.rated, true);
+                self.start(
+                    g.game_id, g.seat, g.token, summary, g.players, g.rated, true,
+                );
             }
             Some(Kind::GameFinished(f)) => {
                 if let Some((game, result)) = self.awaiting.remove(&f.game_id) {
@@ -398,7 +413,8 @@ impl Bot {
     /// A challenge the player is part of was made or changed.
     async fn challenge(&mut self, c: v1::Challenge) -> anyhow::Result<()> {
         let open = c.status == v1::ChallengeStatus::Pending as i32;
-        self.invitations.retain(|i| i.challenge_id != c.challenge_id);
+        self.invitations
+            .retain(|i| i.challenge_id != c.challenge_id);
         if !self.args.accept_challenges || !open || !self.awaits_our_answer(&c) {
             return Ok(());
         }
@@ -437,7 +453,11 @@ impl Bot {
                 challenge_id: c.challenge_id.clone(),
                 accept: true,
             };
-            match limited!(self.lobby.answer_challenge(self.key.authed(request.clone())).await) {
+            match limited!(
+                self.lobby
+                    .answer_challenge(self.key.authed(request.clone()))
+                    .await
+            ) {
                 Ok(_) => {
                     if !self.args.quiet && !self.args.json {
                         eprintln!(
@@ -449,8 +469,12 @@ impl Bot {
                 // Answered already, ended meanwhile, or not ours to answer: nothing to do.
                 Err(s)
                     if matches!(
-                        raw_reason_of(&s).as_deref(),
-                        Some("CHALLENGE_CLOSED" | "CHALLENGE_NOT_FOUND" | "NOT_INVITED")
+                        reason_of(&s),
+                        Some(
+                            Reason::ChallengeClosed
+                                | Reason::ChallengeNotFound
+                                | Reason::NotInvited
+                        )
                     ) => {}
                 Err(s) if transient(&s) => {
                     if !self.args.quiet {
@@ -702,7 +726,7 @@ pub(crate) async fn follow_player<T: Send + 'static>(
 /// The oldest event the server keeps, from an EVENTS_DROPPED refusal.
 fn first_kept(s: &Status) -> Option<u64> {
     use tonic_types::StatusExt;
-    if raw_reason_of(s).as_deref() != Some("EVENTS_DROPPED") {
+    if reason_of(s) != Some(Reason::EventsDropped) {
         return None;
     }
     s.get_details_error_info()?

@@ -68,7 +68,7 @@ enum Seat {
 /// Runs the matchmaking load.
 pub async fn run(n: usize, args: &LoadtestArgs, spec: RuleSpec) -> anyhow::Result<()> {
     let players = spec.players;
-    if n % usize::from(players) != 0 {
+    if !n.is_multiple_of(usize::from(players)) {
         return Err(anyhow!(
             "{n} seekers cannot all be seated in games of {players}: give a multiple of {players}"
         ));
@@ -168,8 +168,12 @@ async fn measure(
     let started = Arc::new(std::sync::OnceLock::<Instant>::new());
     for (i, key) in keys.into_iter().enumerate() {
         let mut lobby = lobbies[i % connections].clone();
-        let (request, barrier, tx, started) =
-            (request.clone(), barrier.clone(), tx.clone(), started.clone());
+        let (request, barrier, tx, started) = (
+            request.clone(),
+            barrier.clone(),
+            tx.clone(),
+            started.clone(),
+        );
         tokio::spawn(async move {
             barrier.wait().await;
             let start = *started.get_or_init(Instant::now);

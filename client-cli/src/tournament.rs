@@ -13,9 +13,10 @@ use std::io::Write;
 use std::time::Duration;
 
 use anyhow::{Context, anyhow};
-use canasta_engine::table::Table;
 use canasta_engine::Rules;
+use canasta_engine::table::Table;
 use canasta_proto::convert::rules_to_wire;
+use canasta_proto::reason::{Reason, reason_of};
 use canasta_proto::v1;
 use serde::Serialize;
 use serde_json::Value;
@@ -219,7 +220,7 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
             key: Some(key),
         });
     }
-    for name in &args.players {
+    for name in &args.others {
         entrants.push(Entrant {
             name: name.clone(),
             key: None,
@@ -228,10 +229,7 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
     let mut names = HashSet::new();
     for e in &entrants {
         if !names.insert(e.name.to_lowercase()) {
-            return Err(anyhow!(
-                "{} is named twice: give each player once",
-                e.name
-            ));
+            return Err(anyhow!("{} is named twice: give each player once", e.name));
         }
     }
     let schedule = schedule(entrants.len(), &seats_table, args.rounds);
@@ -335,11 +333,16 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
                     challenge_id: made.challenge_id.clone(),
                     accept: true,
                 };
-                let answer = limited!(lobby.answer_challenge(key.authed(request.clone())).await)
-                    .map_err(|s| key.refused(&s).context("cannot accept a challenge"))?
-                    .into_inner()
-                    .challenge
-                    .unwrap_or_default();
+                let answer =
+                    match limited!(lobby.answer_challenge(key.authed(request.clone())).await) {
+                        Ok(r) => r.into_inner().challenge.unwrap_or_default(),
+                        // The player's own bot answered first, and the challenge has ended since
+                        // (started, most often): the players' streams say how.
+                        Err(s) if reason_of(&s) == Some(Reason::ChallengeClosed) => continue,
+                        Err(s) => {
+                            return Err(key.refused(&s).context("cannot accept a challenge"));
+                        }
+                    };
                 if answer.status == v1::ChallengeStatus::Started as i32 {
                     job.game_id = Some(answer.game_id.clone());
                     by_game.insert(answer.game_id, made.challenge_id.clone());
@@ -458,7 +461,14 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
     for e in &entrants {
         after.push(rating_of(&mut lobby, &e.name, &family, &addr).await?);
     }
-    let summary = summarize(&entrants, &done, &before, &after, started.elapsed().as_secs_f64(), !args.unrated);
+    let summary = summarize(
+        &entrants,
+        &done,
+        &before,
+        &after,
+        started.elapsed().as_secs_f64(),
+        !args.unrated,
+    );
     match (args.json, lines_to_stdout) {
         (true, true) => println!("{}", serde_json::to_string(&summary)?),
         (true, false) => println!("{}", serde_json::to_string_pretty(&summary)?),
@@ -534,15 +544,18 @@ fn record(
         let what = match (&line.error, line.winner_side) {
             (Some(e), _) => format!("not played: {e}"),
             (None, Some(w)) => format!(
-                "side {w} ({}) wins, {}",
+                "side {w} ({}) wins, scores {}",
                 line.winners.join(" + "),
                 line.totals
                     .iter()
                     .map(i32::to_string)
                     .collect::<Vec<_>>()
-                    .join(" to ")
+                    .join(" / ")
             ),
-            (None, None) => format!("ended without a winner ({})", line.end.clone().unwrap_or_default()),
+            (None, None) => format!(
+                "ended without a winner ({})",
+                line.end.clone().unwrap_or_default()
+            ),
         };
         eprintln!(
             "game {}/{total} ({}): {what}",
@@ -571,13 +584,9 @@ async fn rating_of(
             .ratings
             .into_iter()
             .find(|r| r.family.as_ref() == Some(family))),
-        Err(s)
-            if canasta_proto::reason::raw_reason_of(&s).as_deref() == Some("PLAYER_NOT_FOUND") =>
-        {
-            Err(anyhow!(
-                "no player is named {name:?} on {addr}: register it (`canasta register {name}`), or check the name"
-            ))
-        }
+        Err(s) if reason_of(&s) == Some(Reason::PlayerNotFound) => Err(anyhow!(
+            "no player is named {name:?} on {addr}: register it (`canasta register {name}`), or check the name"
+        )),
         Err(s) => Err(RemoteError::from(s).into()),
     }
 }
@@ -605,7 +614,10 @@ fn summarize(
                 .max()
                 .unwrap_or(own);
             for m in members {
-                margins.entry(m).or_default().push(f64::from(own - best_other));
+                margins
+                    .entry(m)
+                    .or_default()
+                    .push(f64::from(own - best_other));
                 if g.winner_side == Some(side as u32) {
                     *wins.entry(m).or_default() += 1;
                 }
@@ -663,7 +675,7 @@ fn standings_text(s: &Summary) -> String {
     );
     let rating = |r: &Option<Value>| match r {
         Some(v) => format!("{:.2}", v["display"].as_f64().unwrap_or(0.0)),
-        None => "-".into(),
+        None => "new".into(),
     };
     let rows: Vec<Vec<String>> = s
         .standings
@@ -687,7 +699,11 @@ fn standings_text(s: &Summary) -> String {
                     p.average_margin_95.0, p.average_margin_95.1
                 ),
                 if s.rated {
-                    format!("{} -> {}", rating(&p.rating_before), rating(&p.rating_after))
+                    format!(
+                        "{} -> {}",
+                        rating(&p.rating_before),
+                        rating(&p.rating_after)
+                    )
                 } else {
                     "unrated".into()
                 },
@@ -702,4 +718,79 @@ fn standings_text(s: &Summary) -> String {
         &[true, false, true, true, true, true, true, true, false],
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canasta_engine::{Preset, RuleSpec};
+
+    fn table_of(players: u8) -> Table {
+        Table::new(&Rules::new(&RuleSpec::new(Preset::Official, players)).unwrap())
+    }
+
+    /// The partnerships of a seating: each side's members, sorted.
+    fn sides(t: &Table, seats: &Seating) -> Vec<Vec<usize>> {
+        let n = t.sides() as usize;
+        let mut sides: Vec<Vec<usize>> = (0..n)
+            .map(|s| {
+                let mut m: Vec<usize> = seats.iter().copied().skip(s).step_by(n).collect();
+                m.sort_unstable();
+                m
+            })
+            .collect();
+        sides.sort();
+        sides
+    }
+
+    #[test]
+    fn four_players_in_partnerships_play_each_partnership_once_a_round() {
+        let t = table_of(4);
+        let games = schedule(4, &t, 1);
+        let mut seen: Vec<_> = games.iter().map(|g| sides(&t, g)).collect();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(games.len(), 3);
+        assert_eq!(seen.len(), 3, "three different partnerships: {games:?}");
+        // A second round plays the same partnerships, the seats turned one place.
+        let two = schedule(4, &t, 2);
+        assert_eq!(two.len(), 6);
+        for (a, b) in two[..3].iter().zip(&two[3..]) {
+            assert_eq!(sides(&t, a), sides(&t, b));
+            let mut turned = a.clone();
+            turned.rotate_left(1);
+            assert_eq!(&turned, b);
+        }
+    }
+
+    #[test]
+    fn every_group_of_the_table_s_size_plays() {
+        // Five players, two-player games: every pair once.
+        let games = schedule(5, &table_of(2), 1);
+        assert_eq!(games.len(), 10);
+        let mut pairs: Vec<Vec<usize>> = games
+            .iter()
+            .map(|g| {
+                let mut p = g.clone();
+                p.sort_unstable();
+                p
+            })
+            .collect();
+        pairs.dedup();
+        assert_eq!(pairs.len(), 10);
+        // Six players at a table of six: each way of forming its sides once.
+        let t = table_of(6);
+        let games = schedule(6, &t, 1);
+        let expected = if t.sides() == 2 { 10 } else { 15 };
+        assert_eq!(games.len(), expected, "{} sides", t.sides());
+    }
+
+    #[test]
+    fn combinations_are_the_subsets_in_order() {
+        assert_eq!(
+            combinations(4, 2),
+            [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
+        );
+        assert_eq!(permutations(&[1, 2, 3]).len(), 6);
+    }
 }

@@ -140,6 +140,10 @@ fn every_subcommand_has_help_and_bad_usage_exits_2() {
         &["replay"],
         &["demo"],
         &["loadtest"],
+        &["register"],
+        &["leaderboard"],
+        &["player"],
+        &["tournament"],
     ] {
         let mut args: Vec<&str> = sub.to_vec();
         args.push("--help");
@@ -155,7 +159,7 @@ fn every_subcommand_has_help_and_bad_usage_exits_2() {
     assert_eq!(
         canasta(&["bot"]).status.code(),
         Some(2),
-        "--game is required"
+        "--game is required (or --seek, or --accept-challenges)"
     );
 }
 
@@ -312,7 +316,17 @@ fn failures_exit_1_with_a_message() {
 #[test]
 fn every_subcommand_that_talks_to_a_server_defaults_to_port_50051() {
     for sub in [
-        "play", "games", "create", "watch", "bot", "export", "cancel",
+        "play",
+        "games",
+        "create",
+        "watch",
+        "bot",
+        "export",
+        "cancel",
+        "register",
+        "leaderboard",
+        "player",
+        "tournament",
     ] {
         let o = Command::new(BIN)
             .args([sub, "--help"])

@@ -1,0 +1,668 @@
+//! The lobby's commands driven as processes against a real server on 127.0.0.1:0: `register`
+//! and its key file, `bot --seek` (eight bots in two four-player games; three games at once),
+//! `tournament` among four players whose bots accept challenges, `leaderboard` and `player`
+//! after rated games, `loadtest --seekers`, and the errors of a bad key file, a wrong key and
+//! an unknown player.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+
+use canasta_proto::v1;
+use canasta_tests::test_config;
+
+const BIN: &str = env!("CARGO_BIN_EXE_canasta");
+
+/// A guard against a hang, not a measured bound.
+const LIMIT: Duration = Duration::from_secs(300);
+
+fn canasta(args: &[&str]) -> Output {
+    canasta_env(args, &[])
+}
+
+fn canasta_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(BIN);
+    c.args(args).env_remove("CANASTA_KEY");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("canasta runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// A server in this process on a free loopback port; stopped when the runtime ends.
+fn server(rt: &tokio::runtime::Runtime) -> String {
+    let config = test_config().build().unwrap();
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        tokio::spawn(canasta_server::run(
+            config,
+            listener,
+            std::future::pending(),
+        ));
+        addr
+    })
+}
+
+fn temp(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("canasta-lobby-{name}-"))
+        .tempdir()
+        .unwrap()
+}
+
+/// `canasta ARGS`, piped, to be waited for with [`finish`].
+fn spawn(args: &[&str]) -> Child {
+    spawn_env(args, &[])
+}
+
+/// `canasta ARGS` with these environment variables, piped.
+fn spawn_env(args: &[&str], env: &[(&str, &str)]) -> Child {
+    let mut c = Command::new(BIN);
+    c.args(args).env_remove("CANASTA_KEY");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("canasta runs")
+}
+
+/// Waits for a child to end (its pipes read to their ends on threads of their own); one that
+/// has not ended within [`LIMIT`] is killed and the test fails.
+fn finish(mut child: Child, what: &str) -> Output {
+    let (ended, pipe_ended) = std::sync::mpsc::channel();
+    let read = |pipe: Option<Box<dyn Read + Send>>| {
+        let ended = ended.clone();
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            let _ = ended.send(());
+            bytes
+        })
+    };
+    let out = read(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = read(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let in_time = (0..2).all(|_| pipe_ended.recv_timeout(LIMIT).is_ok());
+    if !in_time {
+        let _ = child.kill();
+    }
+    let o = Output {
+        status: child.wait().unwrap(),
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    };
+    assert!(
+        in_time,
+        "{what} did not finish\nstdout:\n{}\nstderr:\n{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    o
+}
+
+/// Registers `name` with its key written to `dir/NAME.key`; returns the file.
+fn register(addr: &str, dir: &Path, name: &str) -> PathBuf {
+    let file = dir.join(format!("{name}.key"));
+    let o = canasta(&[
+        "register",
+        name,
+        "--server",
+        addr,
+        "--key-file",
+        file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(&format!("registered the player {name}")));
+    file
+}
+
+/// The JSON lines of a text.
+fn json_lines(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// The shape of a JSON value: the keys of its objects, the shape of an array's first element,
+/// the type of anything else.
+fn shape(v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
+        Value::Array(a) => Value::Array(a.first().map(shape).into_iter().collect()),
+        Value::Null => "null".into(),
+        Value::Bool(_) => "bool".into(),
+        Value::Number(_) => "number".into(),
+        Value::String(_) => "string".into(),
+    }
+}
+
+/// The JSON example of docs/cli.md after the comment `<!-- name -->`.
+fn documented(name: &str) -> serde_json::Value {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/cli.md"))
+        .expect("docs/cli.md");
+    let marker = format!("<!-- {name} -->\n```json\n");
+    let start = doc
+        .find(&marker)
+        .unwrap_or_else(|| panic!("docs/cli.md has no {marker:?}"))
+        + marker.len();
+    let end = start + doc[start..].find("```").expect("the example ends");
+    serde_json::from_str(&doc[start..end]).unwrap_or_else(|e| panic!("the {name} example: {e}"))
+}
+
+/// A game's summary, from the server.
+fn game(rt: &tokio::runtime::Runtime, addr: &str, id: &str) -> v1::GameSummary {
+    rt.block_on(async {
+        let mut client = canasta_tests::connect(addr.parse().unwrap()).await;
+        canasta_tests::summary_of(&mut client, id).await
+    })
+}
+
+/// A short unrated match of `players`: the seek flags of a bot.
+fn short(players: &str) -> Vec<&str> {
+    vec![
+        "--players",
+        players,
+        "--option",
+        "target_score=300",
+        "--unrated",
+    ]
+}
+
+// The register-then-play path of docs/bots.md: eight players register (their keys in files
+// only they may read), eight `canasta bot --seek` processes ask for four-player games, and
+// are seated in two games played to the end; each process reports its game, and the server
+// says both ended.
+#[test]
+fn eight_registered_bots_seeking_four_player_games_play_two_games_to_the_end() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let dir = temp("eight");
+    let names: Vec<String> = (0..8).map(|i| format!("seeker{i}")).collect();
+    let files: Vec<PathBuf> = names
+        .iter()
+        .map(|n| register(&addr, dir.path(), n))
+        .collect();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&files[0]).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "only its owner may read a key file");
+    }
+    let bots: Vec<Child> = files
+        .iter()
+        .map(|f| {
+            spawn(
+                &[
+                    &["bot", "--seek", "--server", &addr, "--games", "1", "--json"][..],
+                    &["--key-file", f.to_str().unwrap()],
+                    &short("4"),
+                ]
+                .concat(),
+            )
+        })
+        .collect();
+    let mut lines = Vec::new();
+    for (i, b) in bots.into_iter().enumerate() {
+        let o = finish(b, &names[i]);
+        assert!(o.status.success(), "{}: {}", names[i], stderr(&o));
+        let mine = json_lines(&stdout(&o));
+        assert_eq!(mine.len(), 1, "one game reported: {}", stdout(&o));
+        lines.push(mine[0].clone());
+    }
+    let mut games: Vec<&str> = lines
+        .iter()
+        .map(|l| l["game_id"].as_str().unwrap())
+        .collect();
+    games.sort_unstable();
+    games.dedup();
+    assert_eq!(games.len(), 2, "two games: {lines:?}");
+    for id in &games {
+        let summary = game(&rt, &addr, id);
+        let result = summary.result.unwrap_or_default();
+        assert!(result.finished, "game {id} ended");
+        let mine: Vec<&serde_json::Value> = lines.iter().filter(|l| l["game_id"] == *id).collect();
+        assert_eq!(mine.len(), 4, "four players in {id}");
+        for l in &mine {
+            assert_eq!(l["players"].as_array().unwrap().len(), 4);
+            assert_eq!(
+                l["totals"].as_array().unwrap().len(),
+                result.totals.len(),
+                "{l}"
+            );
+            let seat = l["seat"].as_u64().unwrap() as u32;
+            let side = seat % result.totals.len() as u32;
+            assert_eq!(l["won"], result.winner_side == Some(side), "{l}");
+            assert_eq!(l["rated"], false);
+        }
+    }
+    assert_eq!(
+        shape(&documented("bot seek")),
+        shape(&lines[0]),
+        "{}",
+        lines[0]
+    );
+}
+
+// `--concurrent 3`: one process holds three seeks and plays the three games they find at
+// the same time, over one connection; the player's own event stream shows the three games
+// started before the first ended. The opponent takes its key from CANASTA_KEY.
+#[test]
+fn a_bot_plays_three_games_at_once() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let dir = temp("three");
+    let a = register(&addr, dir.path(), "triple");
+    let b = register(&addr, dir.path(), "opponent");
+    let seek = |extra: &[&str]| {
+        [
+            &["bot", "--seek", "--server", &addr, "--concurrent", "3"][..],
+            &["--games", "3"],
+            &short("2"),
+            extra,
+        ]
+        .concat()
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<String>>()
+    };
+    fn args(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    let first = spawn(&args(&seek(&["--key-file", a.to_str().unwrap()])));
+    let second = spawn_env(
+        &args(&seek(&["--quiet"])),
+        &[("CANASTA_KEY", &canasta_players_key(&b))],
+    );
+    let o = finish(first, "triple");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("game ")).count(),
+        3,
+        "three games reported: {text}"
+    );
+    assert!(text.contains("unrated"), "{text}");
+    assert!(
+        stderr(&o).contains("played 3 games"),
+        "a summary: {}",
+        stderr(&o)
+    );
+    let o = finish(second, "opponent");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty() && stderr(&o).is_empty(), "--quiet");
+    // The order of the player's events: three starts, then the ends.
+    let key = canasta_players_key(&a);
+    let events = rt.block_on(async {
+        let mut lobby = canasta_tests::lobby::lobby(addr.parse().unwrap()).await;
+        let mut stream = canasta_tests::lobby::watch_player(&mut lobby, &key, 0).await;
+        let mut finished = 0;
+        canasta_tests::lobby::events_until(&mut stream, 0, |e| {
+            finished += usize::from(canasta_tests::lobby::is_finished(e));
+            finished == 3
+        })
+        .await
+    });
+    let kinds: Vec<bool> = events
+        .iter()
+        .filter(|e| canasta_tests::lobby::is_started(e) || canasta_tests::lobby::is_finished(e))
+        .map(canasta_tests::lobby::is_started)
+        .collect();
+    assert_eq!(
+        kinds,
+        [true, true, true, false, false, false],
+        "three games started before the first ended"
+    );
+}
+
+/// The key in a key file as `canasta register` writes it.
+fn canasta_players_key(file: &Path) -> String {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("key "))
+        .expect("a key line")
+        .to_string()
+}
+
+// A tournament among four registered players whose bots accept challenges: a round robin of
+// four-player games (each way of forming the partnerships once), every game finished, its
+// JSON lines and standings parse, the ratings moved; then the leaderboard and the players'
+// records show the games.
+#[test]
+fn a_tournament_among_four_players_then_their_leaderboard_and_records() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let dir = temp("tournament");
+    let names = ["north", "east", "south", "west"];
+    let files: Vec<PathBuf> = names
+        .iter()
+        .map(|n| register(&addr, dir.path(), n))
+        .collect();
+    let bots: Vec<Child> = files
+        .iter()
+        .map(|f| {
+            spawn(&[
+                "bot",
+                "--accept-challenges",
+                "--server",
+                &addr,
+                "--games",
+                "3",
+                "--concurrent",
+                "3",
+                "--key-file",
+                f.to_str().unwrap(),
+            ])
+        })
+        .collect();
+    let jsonl = dir.path().join("games.jsonl");
+    let mut args = vec![
+        "tournament",
+        "--server",
+        &addr,
+        "--players",
+        "4",
+        "--parallel",
+        "3",
+        "--json",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+    ];
+    for f in &files {
+        args.extend(["--key-file", f.to_str().unwrap()]);
+    }
+    let o = finish(spawn(&args), "the tournament");
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (i, b) in bots.into_iter().enumerate() {
+        let o = finish(b, names[i]);
+        assert!(o.status.success(), "{}: {}", names[i], stderr(&o));
+        let text = stdout(&o);
+        assert_eq!(text.lines().count(), 3, "{}: {text}", names[i]);
+        assert!(text.contains("rating "), "rating changes reported: {text}");
+    }
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(summary["games"], 3, "{summary}");
+    assert_eq!(summary["finished"], 3, "{summary}");
+    assert_eq!(summary["failed"], 0, "{summary}");
+    let standings = summary["standings"].as_array().unwrap();
+    assert_eq!(standings.len(), 4);
+    for s in standings {
+        assert_eq!(s["played"], 3, "{s}");
+        let (low, high) = (
+            s["win_rate_95"][0].as_f64().unwrap(),
+            s["win_rate_95"][1].as_f64().unwrap(),
+        );
+        let rate = s["win_rate"].as_f64().unwrap();
+        assert!(low <= rate && rate <= high, "{s}");
+        assert!(s["rating_before"].is_null(), "new players: {s}");
+        assert_eq!(s["rating_after"]["games"], 3, "{s}");
+        assert_ne!(s["rating_after"]["mu"], 25.0, "the rating moved: {s}");
+    }
+    let lines = json_lines(&std::fs::read_to_string(&jsonl).unwrap());
+    assert_eq!(lines.len(), 3);
+    let mut partnerships: Vec<Vec<Vec<String>>> = Vec::new();
+    for l in &lines {
+        assert!(l["error"].is_null(), "{l}");
+        let id = l["game_id"].as_str().unwrap();
+        let result = game(&rt, &addr, id).result.unwrap_or_default();
+        assert!(result.finished, "{id}");
+        assert_eq!(
+            l["winner_side"].as_u64().map(|w| w as u32),
+            result.winner_side
+        );
+        let mut sides: Vec<Vec<String>> = serde_json::from_value(l["sides"].clone()).unwrap();
+        for s in &mut sides {
+            s.sort();
+        }
+        sides.sort();
+        partnerships.push(sides);
+    }
+    partnerships.sort();
+    partnerships.dedup();
+    assert_eq!(
+        partnerships.len(),
+        3,
+        "each partnership once: {partnerships:?}"
+    );
+    assert_eq!(shape(&documented("tournament line")), shape(&lines[0]));
+    assert_eq!(shape(&documented("tournament summary")), shape(&summary));
+
+    // The leaderboard of the family: the four players, ranked, each with three games.
+    let o = canasta(&["leaderboard", "--server", &addr, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let board: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rows = board.as_array().unwrap();
+    assert_eq!(rows.len(), 4, "{board}");
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r["rank"], i + 1);
+        assert_eq!(r["rating"]["games"], 3);
+    }
+    let displays: Vec<f64> = rows
+        .iter()
+        .map(|r| r["rating"]["display"].as_f64().unwrap())
+        .collect();
+    assert!(displays.windows(2).all(|w| w[0] >= w[1]), "{displays:?}");
+    assert_eq!(shape(&documented("leaderboard")), shape(&board));
+    let o = canasta(&["leaderboard", "--server", &addr]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("official, 4 players"), "{text}");
+    for n in names {
+        assert!(text.contains(n), "{text}");
+    }
+    // Another family has nobody yet, and says so.
+    let o = canasta(&["leaderboard", "--server", &addr, "--players", "2"]);
+    assert!(
+        stdout(&o).contains("no player has a rating"),
+        "{}",
+        stdout(&o)
+    );
+
+    // A player's record: the rating, and the three games with their rating changes.
+    let o = canasta(&["player", "NORTH", "--server", &addr, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let record: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(record["name"], "north", "any case finds the player");
+    assert_eq!(record["games"], 3);
+    assert_eq!(record["recent_games"].as_array().unwrap().len(), 3);
+    assert!(record["recent_games"][0]["rating"]["after"].is_object());
+    assert_eq!(shape(&documented("player")), shape(&record));
+    let o = canasta(&["player", "north", "--server", &addr]);
+    let text = stdout(&o);
+    assert!(text.contains("3 games finished"), "{text}");
+    assert!(text.contains("recent games"), "{text}");
+    assert!(text.contains(" -> "), "rating changes: {text}");
+}
+
+// The errors of the lobby's commands say what went wrong and what to do, and never echo a key.
+#[test]
+fn bad_keys_and_unknown_players_say_what_to_do() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let dir = temp("errors");
+    let seek = ["bot", "--seek", "--server", &addr, "--games", "1"];
+    // No key at all.
+    let o = canasta(&seek);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("--key-file") && stderr(&o).contains("CANASTA_KEY"),
+        "{}",
+        stderr(&o)
+    );
+    // A key file that is not there, or holds no key.
+    let missing = dir.path().join("missing.key");
+    let o = canasta(&[&seek[..], &["--key-file", missing.to_str().unwrap()]].concat());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("cannot read the key file"),
+        "{}",
+        stderr(&o)
+    );
+    let bad = dir.path().join("bad.key");
+    std::fs::write(&bad, "not a key at all\n").unwrap();
+    let o = canasta(&[&seek[..], &["--key-file", bad.to_str().unwrap()]].concat());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("does not hold a player's key"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("not a key at all"), "never echoed");
+    // A key no player holds, from the environment.
+    let wrong = "0123456789abcdef0123456789abcdef";
+    let o = canasta_env(&seek, &[("CANASTA_KEY", wrong)]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("CANASTA_KEY") && e.contains("register"), "{e}");
+    assert!(!e.contains(wrong), "the key is not echoed: {e}");
+    // An unknown player.
+    let o = canasta(&["player", "nobody", "--server", &addr]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("no player is named \"nobody\"")
+            && stderr(&o).contains("canasta leaderboard"),
+        "{}",
+        stderr(&o)
+    );
+    // A name taken, and a key file that exists (never overwritten, checked before the name
+    // is taken).
+    let file = register(&addr, dir.path(), "alice");
+    let o = canasta(&["register", "ALICE", "--server", &addr]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("NAME_TAKEN"), "{}", stderr(&o));
+    let before = std::fs::read_to_string(&file).unwrap();
+    let o = canasta(&[
+        "register",
+        "bob",
+        "--server",
+        &addr,
+        "--key-file",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("exists"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    let o = canasta(&["player", "bob", "--server", &addr]);
+    assert_eq!(o.status.code(), Some(1), "bob was not registered");
+    // Without --key-file the key is printed once, with the advice to keep it.
+    let o = canasta(&["register", "carol", "--server", &addr]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("Keep this key secret"),
+        "{}",
+        stdout(&o)
+    );
+    let o = canasta(&["register", "dave", "--server", &addr, "--json"]);
+    let registered: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(registered["key"].as_str().unwrap().len(), 32);
+    assert_eq!(shape(&documented("register")), shape(&registered));
+}
+
+// Bad usage of the lobby's flags exits with code 2 before anything starts, saying what to do.
+#[test]
+fn lobby_usage_errors_exit_2_and_say_what_to_do() {
+    let table: &[(&[&str], &str)] = &[
+        (
+            &["bot", "--seek", "--option", "target_score=300"],
+            "--unrated",
+        ),
+        (&["bot", "--seek", "--game", "g"], "--game"),
+        (&["bot", "--seek", "--concurrent", "0"], "1 to 256"),
+        (
+            &["bot", "--seek", "--fill-with-bots-after", "2h"],
+            "not a duration",
+        ),
+        (
+            &["bot", "--seek", "--fill-with-bots-after", "90m"],
+            "at most an hour",
+        ),
+        (&["bot", "--accept-challenges", "--unrated"], "--seek"),
+        (&["player", "alice", "--games", "0"], "1 to 100"),
+        (&["register", " "], "name"),
+        (&["tournament", "--player", "a"], "--key-file"),
+        (
+            &["tournament", "--key-file", "a.key", "--player", "b"],
+            "cannot fill a game of 4",
+        ),
+        (
+            &[
+                "tournament",
+                "--key-file",
+                "a.key",
+                "--option",
+                "target_score=300",
+                "--players",
+                "2",
+                "--player",
+                "b",
+            ],
+            "--unrated",
+        ),
+        (&["loadtest", "--seekers", "1"], "2 to 100000"),
+    ];
+    for (args, needle) in table {
+        let o = canasta(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+    }
+}
+
+// A small matchmaking load: eight players register and seek four-player games at once; the
+// report says all were seated in two games, with the times to seat.
+#[test]
+fn loadtest_seekers_reports_the_time_to_seat() {
+    let o = canasta(&[
+        "loadtest",
+        "--seekers",
+        "8",
+        "--players",
+        "4",
+        "--memory",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(r["seekers"], 8, "{r}");
+    assert_eq!(r["seated"], 8, "{r}");
+    assert_eq!(r["games"], 2, "{r}");
+    assert_eq!(r["time_to_seat_us"]["count"], 8, "{r}");
+    assert!(
+        r["memory_before"]["vm_rss_kib"].as_u64().unwrap() > 0,
+        "{r}"
+    );
+    let o = canasta(&["loadtest", "--seekers", "6", "--players", "4", "--memory"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("multiple of 4"), "{}", stderr(&o));
+}
