@@ -33,6 +33,9 @@ use crate::remote::{
 /// stream (they carry the rating changes) before it reports without them.
 const LAST_EVENTS_GRACE: Duration = Duration::from_secs(10);
 
+/// How long after a seek lost to the connection the bot seeks again.
+const SEEK_AGAIN_AFTER: Duration = Duration::from_millis(500);
+
 /// What the bot's tasks tell it.
 enum Msg {
     /// An event of the player's stream.
@@ -149,7 +152,7 @@ pub async fn run(args: BotArgs) -> anyhow::Result<()> {
         started: 0,
         blocked: false,
     };
-    bot.seek_more();
+    bot.seek_more(Duration::ZERO);
     while !bot.done() {
         let Some(msg) = rx.recv().await else { break };
         bot.handle(msg).await?;
@@ -225,8 +228,8 @@ impl Bot {
         self.args.games.is_none_or(|n| self.committed() < n)
     }
 
-    /// Opens seeks up to `--concurrent` seeks and games, within `--games`.
-    fn seek_more(&mut self) {
+    /// Opens seeks up to `--concurrent` seeks and games, within `--games`, each after `delay`.
+    fn seek_more(&mut self, delay: Duration) {
         if !self.args.seek || self.blocked {
             return;
         }
@@ -236,6 +239,7 @@ impl Bot {
                 self.lobby.clone(),
                 self.key.clone(),
                 self.seek.clone(),
+                delay,
                 self.tx.clone(),
             ));
         }
@@ -266,8 +270,9 @@ impl Bot {
                                 "canasta: a seek ended without a seat ({why}); seeking again"
                             );
                         }
-                        // A pause, so that a server that is away is not asked in a loop.
-                        tokio::time::sleep(Duration::from_millis(500)).await;
+                        // After a pause, so that a server that is away is not asked in a loop.
+                        self.seek_more(SEEK_AGAIN_AFTER);
+                        return Ok(());
                     }
                     SeekEnd::Refused(s) => {
                         let player_limit = matches!(
@@ -282,7 +287,7 @@ impl Bot {
                         }
                     }
                 }
-                self.seek_more();
+                self.seek_more(Duration::ZERO);
             }
             Msg::Played(id, result) => {
                 let game = self.running.remove(&id);
@@ -311,7 +316,7 @@ impl Bot {
                     }
                 }
                 self.accept_waiting().await?;
-                self.seek_more();
+                self.seek_more(Duration::ZERO);
             }
             Msg::Fatal(e) => return Err(e),
         }
@@ -622,7 +627,14 @@ async fn play_game(
 }
 
 /// Holds one seek until it is seated, lost or refused.
-async fn seek_once(mut lobby: Lobby, key: Key, request: v1::SeekRequest, tx: mpsc::Sender<Msg>) {
+async fn seek_once(
+    mut lobby: Lobby,
+    key: Key,
+    request: v1::SeekRequest,
+    delay: Duration,
+    tx: mpsc::Sender<Msg>,
+) {
+    tokio::time::sleep(delay).await;
     let end = async {
         let mut stream = match limited!(lobby.seek(key.authed(request.clone())).await) {
             Ok(r) => r.into_inner(),

@@ -2910,3 +2910,111 @@ fn play_asks_again_when_the_game_moved_on_while_the_person_decided() {
     assert_eq!(g.status, v1::GameStatus::Playing as i32);
     assert!(g.seats[0].occupied && g.seats[1].occupied, "{g:?}");
 }
+
+// `canasta bot --seek` loses no game when its server is killed mid-game: two players seek
+// two-player games, two each, one after the other; the server is killed (SIGKILL) during the
+// first game and started again on the same port and database. Each bot resumes its game and
+// its event stream, seeks again, and reports both games; the server agrees on the first.
+#[test]
+fn seeking_bots_lose_no_game_when_the_server_is_killed_and_restarted() {
+    let bin = server_binary();
+    let dir = temp("lobby-restart");
+    let db = dir.path().join("games.db");
+    let server = ServerProcess::start(&bin, &db, "127.0.0.1:0");
+    let addr = server.addr.clone();
+    let keys: Vec<PathBuf> = ["kept", "lasting"]
+        .iter()
+        .map(|name| {
+            let file = dir.path().join(format!("{name}.key"));
+            let o = canasta(&[
+                "register",
+                name,
+                "--server",
+                &addr,
+                "--key-file",
+                file.to_str().unwrap(),
+            ]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            file
+        })
+        .collect();
+    let bots: Vec<Child> = keys
+        .iter()
+        .map(|file| {
+            spawn(&[
+                "bot",
+                "--seek",
+                "--server",
+                &addr,
+                "--players",
+                "2",
+                "--games",
+                "2",
+                "--json",
+                "--key-file",
+                file.to_str().unwrap(),
+            ])
+        })
+        .collect();
+    // The first player's first game, well under way.
+    let key = std::fs::read_to_string(&keys[0])
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("key ").map(str::to_string))
+        .unwrap();
+    let rt = runtime();
+    let first = rt.block_on(async {
+        let socket = addr.parse().unwrap();
+        let mut lobby = canasta_tests::lobby::lobby(socket).await;
+        let mut events = canasta_tests::lobby::watch_player(&mut lobby, &key, 0).await;
+        let started = canasta_tests::lobby::events_until(
+            &mut events,
+            0,
+            canasta_tests::lobby::is_started,
+        )
+        .await;
+        let Some(v1::player_event::Kind::GameStarted(g)) = &started.last().unwrap().kind else {
+            unreachable!()
+        };
+        let mut client = canasta_tests::connect(socket).await;
+        let mut stream = client
+            .watch_game(v1::WatchGameRequest {
+                game_id: g.game_id.clone(),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        loop {
+            let message = stream.next().await.expect("the stream stays open").unwrap();
+            if let Some(v1::watch_game_response::Kind::Event(e)) = message.kind {
+                assert!(
+                    !matches!(e.kind, Some(v1::game_event::Kind::MatchEnded(_))),
+                    "the match ended before the server was killed"
+                );
+                if e.seq >= 40 {
+                    return g.game_id.clone();
+                }
+            }
+        }
+    });
+    server.kill();
+    let server = ServerProcess::start(&bin, &db, &addr);
+    for (i, bot) in bots.into_iter().enumerate() {
+        let o = finish_within(bot, Duration::from_secs(300), "canasta bot --seek");
+        assert!(o.status.success(), "player {i}: {}", stderr(&o));
+        let lines: Vec<serde_json::Value> = stdout(&o)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2, "two games: {}", stdout(&o));
+        let killed = lines
+            .iter()
+            .find(|l| l["game_id"] == first.as_str())
+            .unwrap_or_else(|| panic!("the game under way is reported: {lines:?}"));
+        let result = match_result(&rt, &server.addr, &first);
+        assert!(result.finished);
+        assert_eq!(killed["totals"], serde_json::json!(result.totals));
+        assert!(killed["rating"]["after"].is_object(), "rated: {killed}");
+    }
+}
