@@ -239,6 +239,8 @@ fn eight_registered_bots_seeking_four_player_games_play_two_games_to_the_end() {
         assert!(o.status.success(), "{}: {}", names[i], stderr(&o));
         let mine = json_lines(&stdout(&o));
         assert_eq!(mine.len(), 1, "one game reported: {}", stdout(&o));
+        let seat = mine[0]["seat"].as_u64().unwrap() as usize;
+        assert_eq!(mine[0]["players"][seat], names[i].as_str(), "{}", mine[0]);
         lines.push(mine[0].clone());
     }
     let mut games: Vec<&str> = lines
