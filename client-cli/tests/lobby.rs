@@ -578,6 +578,41 @@ fn bad_keys_and_unknown_players_say_what_to_do() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
     let o = canasta(&["player", "bob", "--server", &addr]);
     assert_eq!(o.status.code(), Some(1), "bob was not registered");
+    // A tournament with a player nobody registered stops before any challenge.
+    let o = canasta(&[
+        "tournament",
+        "--server",
+        &addr,
+        "--players",
+        "2",
+        "--key-file",
+        file.to_str().unwrap(),
+        "--player",
+        "bob",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("no player is named \"bob\"")
+            && stderr(&o).contains("canasta register bob"),
+        "{}",
+        stderr(&o)
+    );
+    // A key file without the player's name cannot name a tournament's player.
+    let bare = dir.path().join("bare.key");
+    std::fs::write(&bare, format!("{}\n", canasta_players_key(&file))).unwrap();
+    let o = canasta(&[
+        "tournament",
+        "--server",
+        &addr,
+        "--players",
+        "2",
+        "--key-file",
+        bare.to_str().unwrap(),
+        "--player",
+        "carol",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("player NAME"), "{}", stderr(&o));
     // Without --key-file the key is printed once, with the advice to keep it.
     let o = canasta(&["register", "carol", "--server", &addr]);
     assert!(o.status.success(), "{}", stderr(&o));
