@@ -71,6 +71,12 @@ fn client_hint(reason: Reason) -> Option<&'static str> {
         Reason::PlayerNotFound => {
             Some("with this client: `canasta leaderboard` lists the rated players")
         }
+        Reason::HouseBotsUnavailable => {
+            Some("with this client: drop --fill-with-bots-after, and wait for other players' bots")
+        }
+        Reason::RatedHouseRules => {
+            Some("with this client: drop --option, or ask for unrated games with --unrated")
+        }
         Reason::UnknownPlayerKey => Some(
             "with this client: give the key `canasta register` printed or wrote (--key-file FILE, or CANASTA_KEY)",
         ),

@@ -2967,12 +2967,9 @@ fn seeking_bots_lose_no_game_when_the_server_is_killed_and_restarted() {
         let socket = addr.parse().unwrap();
         let mut lobby = canasta_tests::lobby::lobby(socket).await;
         let mut events = canasta_tests::lobby::watch_player(&mut lobby, &key, 0).await;
-        let started = canasta_tests::lobby::events_until(
-            &mut events,
-            0,
-            canasta_tests::lobby::is_started,
-        )
-        .await;
+        let started =
+            canasta_tests::lobby::events_until(&mut events, 0, canasta_tests::lobby::is_started)
+                .await;
         let Some(v1::player_event::Kind::GameStarted(g)) = &started.last().unwrap().kind else {
             unreachable!()
         };

@@ -549,6 +549,23 @@ fn bad_keys_and_unknown_players_say_what_to_do() {
     let e = stderr(&o);
     assert!(e.contains("CANASTA_KEY") && e.contains("register"), "{e}");
     assert!(!e.contains(wrong), "the key is not echoed: {e}");
+    // House bots asked of a server that hosts none: the server's reason, and what to do here.
+    let o = canasta(&[
+        "bot",
+        "--seek",
+        "--server",
+        &addr,
+        "--key-file",
+        register(&addr, dir.path(), "hopeful").to_str().unwrap(),
+        "--fill-with-bots-after",
+        "1s",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("HOUSE_BOTS_UNAVAILABLE") && e.contains("drop --fill-with-bots-after"),
+        "{e}"
+    );
     // An unknown player.
     let o = canasta(&["player", "nobody", "--server", &addr]);
     assert_eq!(o.status.code(), Some(1));
