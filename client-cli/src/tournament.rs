@@ -325,6 +325,12 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
                 deadline: Instant::now() + accept_within,
                 challenger,
             };
+            // A challenge of its challenger and the server's house players (which accept at
+            // once) has started already.
+            if made.status == v1::ChallengeStatus::Started as i32 {
+                job.game_id = Some(made.game_id.clone());
+                by_game.insert(made.game_id.clone(), made.challenge_id.clone());
+            }
             for &i in &seats {
                 let Some(key) = entrants[i].key.as_ref().filter(|_| i != challenger) else {
                     continue;

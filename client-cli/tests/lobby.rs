@@ -45,9 +45,14 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-/// A server in this process on a free loopback port; stopped when the runtime ends.
+/// A server in this process on a free loopback port (hosting the default house players,
+/// greedy and random); stopped when the runtime ends.
 fn server(rt: &tokio::runtime::Runtime) -> String {
-    let config = test_config().build().unwrap();
+    server_with(rt, test_config().build().unwrap())
+}
+
+/// A server with this configuration, on a free loopback port.
+fn server_with(rt: &tokio::runtime::Runtime, config: canasta_server::Config) -> String {
     rt.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap().to_string();
@@ -508,6 +513,77 @@ fn a_tournament_among_four_players_then_their_leaderboard_and_records() {
     assert!(text.contains(" -> "), "rating changes: {text}");
 }
 
+// A lone player always has opponents: its seek is filled with the server's house players
+// after the wait it asked for, and a tournament against a house player (which accepts at once)
+// starts its game in the challenge's answer.
+#[test]
+fn a_lone_player_plays_the_house_players() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let dir = temp("house");
+    let me = register(&addr, dir.path(), "loner");
+    let o = finish(
+        spawn(
+            &[
+                &["bot", "--seek", "--server", &addr, "--games", "1", "--json"][..],
+                &["--key-file", me.to_str().unwrap()],
+                &["--fill-with-bots-after", "100ms"],
+                &short("2"),
+            ]
+            .concat(),
+        ),
+        "a seek filled with a house player",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let line = &json_lines(&stdout(&o))[0];
+    let players = line["players"].as_array().unwrap();
+    assert!(players.contains(&"loner".into()), "{line}");
+    assert!(players.contains(&"greedy".into()), "a house player: {line}");
+    assert!(
+        game(&rt, &addr, line["game_id"].as_str().unwrap())
+            .result
+            .unwrap_or_default()
+            .finished
+    );
+    // The tournament's only other player is the house's random bot: the loner's own bot
+    // plays the game the challenge started.
+    let bot = spawn(&[
+        "bot",
+        "--accept-challenges",
+        "--server",
+        &addr,
+        "--games",
+        "1",
+        "--key-file",
+        me.to_str().unwrap(),
+    ]);
+    let o = finish(
+        spawn(&[
+            "tournament",
+            "--server",
+            &addr,
+            "--players",
+            "2",
+            "--unrated",
+            "--option",
+            "target_score=300",
+            "--key-file",
+            me.to_str().unwrap(),
+            "--player",
+            "random",
+            "--json",
+        ]),
+        "a tournament against a house player",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(summary["finished"], 1, "{summary}");
+    let o = finish(bot, "the loner's bot");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = canasta(&["player", "random", "--server", &addr]);
+    assert!(stdout(&o).contains("random (house bot)"), "{}", stdout(&o));
+}
+
 // The errors of the lobby's commands say what went wrong and what to do, and never echo a key.
 #[test]
 fn bad_keys_and_unknown_players_say_what_to_do() {
@@ -550,13 +626,20 @@ fn bad_keys_and_unknown_players_say_what_to_do() {
     assert!(e.contains("CANASTA_KEY") && e.contains("register"), "{e}");
     assert!(!e.contains(wrong), "the key is not echoed: {e}");
     // House bots asked of a server that hosts none: the server's reason, and what to do here.
+    let lonely = server_with(
+        &rt,
+        test_config()
+            .house_players(Vec::<String>::new())
+            .build()
+            .unwrap(),
+    );
     let o = canasta(&[
         "bot",
         "--seek",
         "--server",
-        &addr,
+        &lonely,
         "--key-file",
-        register(&addr, dir.path(), "hopeful").to_str().unwrap(),
+        register(&lonely, dir.path(), "hopeful").to_str().unwrap(),
         "--fill-with-bots-after",
         "1s",
     ]);
