@@ -357,6 +357,111 @@ async fn watch_game_streams_over_grpc_web() {
     assert_eq!(over_h1, expected);
 }
 
+// The lobby's server streams over gRPC-Web, as a browser's page would follow them (HTTP/1.1,
+// one connection a stream, the player's key in the `authorization` header): a player's Seek
+// and WatchPlayer streams, while three players seek over plain gRPC. The seek ends with its
+// seat, the trailers say OK, and the player's stream tells of the game started, as plain gRPC
+// streams do.
+#[tokio::test]
+async fn the_lobbys_streams_go_over_grpc_web() {
+    use canasta_tests::lobby::*;
+    const LOBBY: &str = "/canasta.v1.LobbyService";
+    let server = TestServer::start().await;
+    let mut native = lobby(server.addr).await;
+    let key = register(&mut native, "browser").await;
+    let bearer = format!("Bearer {key}");
+    let headers = [
+        ("content-type", BINARY),
+        ("x-grpc-web", "1"),
+        ("authorization", bearer.as_str()),
+    ];
+
+    let mut watch_conn = H1::connect(server.addr).await;
+    let mut watching = watch_conn
+        .request(
+            "POST",
+            &format!("{LOBBY}/WatchPlayer"),
+            &headers,
+            &frame(&v1::WatchPlayerRequest { after_seq: 0 }),
+        )
+        .await;
+    assert_eq!(watching.status, 200);
+    let mut seek_conn = H1::connect(server.addr).await;
+    let mut seeking = seek_conn
+        .request(
+            "POST",
+            &format!("{LOBBY}/Seek"),
+            &headers,
+            &frame(&short_seek(4)),
+        )
+        .await;
+    assert_eq!(seeking.status, 200);
+    // The seek is in its queue before the others come: its first message says so.
+    let (flag, bytes) = seeking.next_frame().await.expect("a message");
+    assert_eq!(flag, 0, "a message, not the trailers");
+    let first = v1::SeekResponse::decode(&bytes[..]).expect("a seek message");
+    assert!(
+        matches!(first.kind, Some(v1::seek_response::Kind::Waiting(_))),
+        "{first:?}"
+    );
+
+    let mut others = Vec::new();
+    for i in 0..3 {
+        let key = register(&mut native, &format!("native{i}")).await;
+        others.push(seek(&mut native, &key, short_seek(4)).await);
+    }
+    let seat = loop {
+        let (flag, bytes) = seeking
+            .next_frame()
+            .await
+            .expect("the seek goes on to its seat");
+        assert_eq!(flag, 0, "a message, not the trailers");
+        match v1::SeekResponse::decode(&bytes[..])
+            .expect("a seek message")
+            .kind
+        {
+            Some(v1::seek_response::Kind::Seated(s)) => break s,
+            Some(v1::seek_response::Kind::Waiting(_)) => {}
+            None => panic!("an empty seek message"),
+        }
+    };
+    let answer = seeking.answer().await;
+    assert!(answer.messages.is_empty(), "the seat is the last message");
+    assert_eq!(answer.status().code(), Code::Ok, "{:?}", answer.status());
+    let mut games: Vec<String> = vec![seat.game_id.clone()];
+    for s in &mut others {
+        games.push(seated(s).await.game_id);
+    }
+    games.dedup();
+    assert_eq!(
+        games.len(),
+        1,
+        "the four seekers sit at one table: {games:?}"
+    );
+    assert_eq!(seat.token.len(), 32);
+
+    let started = loop {
+        let (flag, bytes) = watching
+            .next_frame()
+            .await
+            .expect("the player's stream goes on");
+        assert_eq!(flag, 0, "a message, not the trailers");
+        let message = v1::WatchPlayerResponse::decode(&bytes[..]).expect("a player message");
+        match message.kind {
+            Some(v1::watch_player_response::Kind::Event(e)) => break e,
+            Some(v1::watch_player_response::Kind::Heartbeat(_)) => {}
+            other => panic!("unexpected {other:?}"),
+        }
+    };
+    assert_eq!(started.seq, 1);
+    match started.kind {
+        Some(v1::player_event::Kind::GameStarted(g)) => {
+            assert_eq!(g.game_id, seat.game_id, "{g:?}");
+        }
+        other => panic!("the first event is the game's start: {other:?}"),
+    }
+}
+
 // ----- CORS -----
 
 /// A preflight from `origin` for a gRPC-Web call with a token.
