@@ -1083,12 +1083,14 @@ mod tests {
     use tonic_types::{ErrorDetails, StatusExt};
 
     /// Greedy, remembering the time left it was told before each decision.
+    #[cfg(feature = "local")]
     struct Recorder {
         greedy: canasta_engine::bot::GreedyBot,
         told: Option<Duration>,
         seen: Vec<Option<Duration>>,
     }
 
+    #[cfg(feature = "local")]
     impl Bot for Recorder {
         fn name(&self) -> &str {
             "recorder"
