@@ -4,7 +4,12 @@
 
 Install the package with its client once (`pip install './python[client]'` from the repository's
 root). Standard output gets `game ID seat N` once the seat is taken and `result {...}` (JSON)
-when the match is over; the moves go to standard error. docs/bots.md explains the protocol.
+when the match is over (once per game with --seek); the moves go to standard error.
+docs/bots.md explains the protocol.
+
+With --seek the bot needs no game id: as a registered player (`canasta register NAME --key-file
+FILE`; the key from --key-file or CANASTA_KEY) it finds --games games through the server's
+matchmaking, one after the other.
 """
 
 import argparse
@@ -13,7 +18,7 @@ import os
 import sys
 
 from canasta import Bot, CanastaError
-from canasta.client import Client
+from canasta.client import Client, load_key
 
 
 def make_choose(bot):
@@ -46,12 +51,20 @@ def main():
     parser.add_argument("--move-budget-ms", type=int, default=0,
                         help="time per move in a new game (fallback move on time-out)")
     parser.add_argument("--bot", default="greedy", help="the built-in bot that chooses")
+    parser.add_argument("--seek", action="store_true",
+                        help="find games through matchmaking, as the player of --key-file")
+    parser.add_argument("--key-file", help="the player's key file (default: env CANASTA_KEY)")
+    parser.add_argument("--games", type=int, default=1, help="games to play with --seek")
+    parser.add_argument("--fill-with-bots-after", type=int, metavar="MS",
+                        help="with --seek: house players take the seats empty after MS ms")
     args = parser.parse_args()
-    if args.create == bool(args.game):
-        parser.error("give either --create or --game ID")
+    if [args.create, bool(args.game), args.seek].count(True) != 1:
+        parser.error("give one of --create, --game ID and --seek")
 
     try:
         with Client(args.server) as client:
+            if args.seek:
+                return seek(client, args)
             if args.create:
                 options = dict(o.split("=", 1) for o in args.option)
                 game_id = client.create_game(args.preset, args.players, options=options,
@@ -68,10 +81,27 @@ def main():
     except (CanastaError, ValueError) as err:
         sys.exit(f"bot.py: {err}")
 
+    report(seat, result)
+
+
+def seek(client, args):
+    """Plays --games games found through matchmaking, one after the other."""
+    key = load_key(args.key_file)
+    options = dict(o.split("=", 1) for o in args.option)
+    fill = args.fill_with_bots_after / 1000 if args.fill_with_bots_after else None
+    for _ in range(args.games):
+        seat = client.seek(key, args.preset, args.players, options=options,
+                           rated=False if options else None,
+                           move_budget_ms=args.move_budget_ms, fill_with_bots_after=fill)
+        print(f"game {seat.game_id} seat {seat.seat}", flush=True)
+        report(seat, seat.play(make_choose(Bot(args.bot, seed=args.seed or 0))))
+
+
+def report(seat, result):
     print("result " + json.dumps({
-        "game_id": game_id, "seat": seat.seat, "side": seat.side, "winner_side": result.winner,
-        "totals": list(result.totals), "won": result.won, "actions": len(seat.actions),
-        "streams": seat.resumes + 1,
+        "game_id": seat.game_id, "seat": seat.seat, "side": seat.side,
+        "winner_side": result.winner, "totals": list(result.totals), "won": result.won,
+        "actions": len(seat.actions), "streams": seat.resumes + 1,
     }), flush=True)
 
 

@@ -8,6 +8,7 @@ Needs the ``client`` extra (``pip install './python[client]'``): grpcio and prot
 from __future__ import annotations
 
 import dataclasses
+import os
 import uuid
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -16,7 +17,7 @@ import grpc
 from . import _engine
 from .errors import ServiceError
 from .reasons import Reason
-from .v1 import actions_pb2, game_pb2, service_pb2
+from .v1 import actions_pb2, game_pb2, lobby_pb2, service_pb2
 
 #: The address of a server started with its defaults.
 DEFAULT_ADDRESS = "127.0.0.1:50051"
@@ -192,16 +193,28 @@ def create_request(
     bots: Optional[Dict[int, str]] = None,
 ) -> service_pb2.CreateGameRequest:
     """CreateGame's request; the rules are checked by the engine first (``SetupRefused``)."""
-    rules = game_pb2.RuleSet.FromString(
-        _engine.rules_to_wire_bytes(preset, players, {k: str(v) for k, v in (options or {}).items()})
+    request = service_pb2.CreateGameRequest(
+        rules=rules_of(preset, players, options), start_scores=list(start_scores or ())
     )
-    request = service_pb2.CreateGameRequest(rules=rules, start_scores=list(start_scores or ()))
     for seat, bot in sorted((bots or {}).items()):
         request.bots.add(seat=seat, bot=bot)
     if seed is not None:
         request.seed = seed
     if first_dealer is not None:
         request.first_dealer = first_dealer
+    set_time_control(request, move_budget_ms, timeout_policy)
+    return request
+
+
+def rules_of(preset: str, players: int, options: Optional[Dict[str, str]]) -> game_pb2.RuleSet:
+    """The wire rules, checked by the engine first (``SetupRefused``)."""
+    return game_pb2.RuleSet.FromString(
+        _engine.rules_to_wire_bytes(preset, players, {k: str(v) for k, v in (options or {}).items()})
+    )
+
+
+def set_time_control(request, move_budget_ms: int, timeout_policy: str) -> None:
+    """Sets a request's ``time_control``: none for a move budget of 0."""
     if move_budget_ms:
         if timeout_policy not in _POLICIES:
             raise ValueError(
@@ -209,7 +222,41 @@ def create_request(
             )
         request.time_control.move_budget_ms = move_budget_ms
         request.time_control.policy = _POLICIES[timeout_policy]
+
+
+def seek_request(
+    preset: str,
+    players: int,
+    options: Optional[Dict[str, str]],
+    move_budget_ms: int,
+    timeout_policy: str,
+    partner: Optional[str],
+    rated: Optional[bool],
+    fill_with_bots_after: Optional[float],
+) -> lobby_pb2.SeekRequest:
+    """Seek's request. ``fill_with_bots_after`` is in seconds (None or 0: never)."""
+    request = lobby_pb2.SeekRequest(
+        rules=rules_of(preset, players, options), partner=partner or ""
+    )
+    set_time_control(request, move_budget_ms, timeout_policy)
+    if rated is not None:
+        request.rated = rated
+    if fill_with_bots_after:
+        if fill_with_bots_after < 0:
+            raise ValueError(
+                f"fill_with_bots_after is {fill_with_bots_after} s: give a wait of 0 or more "
+                "seconds (None never fills)"
+            )
+        # At least 1 ms: a positive wait that rounds to 0 would mean "never".
+        request.fill_with_bots_after_ms = max(1, round(fill_with_bots_after * 1000))
     return request
+
+
+def seat_args(seated: lobby_pb2.SeekSeated) -> Tuple[str, int, int, str, bytes]:
+    """The arguments of a seat (game id, number, side, token, rules) from a seek's answer."""
+    game = seated.game
+    side = game.seats[seated.seat].side
+    return seated.game_id, seated.seat, side, seated.token, game.rules.SerializeToString()
 
 
 def list_request(status: Optional[str], page_size: int, page_token: str):
@@ -224,6 +271,56 @@ def list_request(status: Optional[str], page_size: int, page_token: str):
 def auth(token: str):
     """The metadata that acts for a seat."""
     return (("authorization", "Bearer " + token),)
+
+
+#: The environment variable that holds a player's key when no key file is given.
+KEY_ENV = "CANASTA_KEY"
+
+
+def load_key(key_file: Optional[str] = None) -> str:
+    """A player's key, for :meth:`Client.seek`: from ``key_file`` (as ``canasta register
+    --key-file`` writes it: ``player NAME`` and ``key KEY`` lines, ``#`` comments; or the key
+    alone), else from the environment variable ``CANASTA_KEY``. Raises ValueError saying how
+    to give one; the key itself is never put in a message."""
+    if key_file is None:
+        key = os.environ.get(KEY_ENV, "").strip()
+        if not key:
+            raise ValueError(
+                f"no player's key: give a key file (as `canasta register NAME --key-file FILE` "
+                f"writes it) or set {KEY_ENV}"
+            )
+        return _checked_key(key, KEY_ENV)
+    source = f"the key file {key_file}"
+    try:
+        with open(key_file, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"cannot read {source}: {err}") from None
+    key = None
+    for line in (line.strip() for line in text.splitlines()):
+        if not line or line.startswith("#") or line.startswith("player "):
+            continue
+        if line.startswith("key "):
+            key = line[len("key ") :].strip()
+        elif key is None:
+            key = line
+        else:
+            raise ValueError(
+                f"{source} has a line that is neither `key KEY` nor `player NAME`: write the "
+                "key alone, or as `canasta register --key-file` does"
+            )
+    return _checked_key(key or "", source)
+
+
+def _checked_key(key: str, source: str) -> str:
+    if not key:
+        raise ValueError(f"{source} holds no key: give the key `canasta register` printed or wrote")
+    if len(key) > 256 or not all("!" <= c <= "~" for c in key):
+        raise ValueError(
+            f"{source} does not hold a player's key (a key is 32 hex digits, as `canasta "
+            "register` gives it)"
+        )
+    return key
 
 
 # --- Playing a seat ---------------------------------------------------------------------------
@@ -404,6 +501,8 @@ class SeatBase:
         self.rate_limited = 0
         #: How many actions the game had moved past when they arrived (STALE_SEQ).
         self.stale = 0
+        #: For a seat found by ``seek``: whether its game is rated (None for a joined seat).
+        self.rated: Optional[bool] = None
         self._rules = rules
         self._on_event: Optional[Callable[[Any], None]] = None
         self._metadata = auth(token)

@@ -28,10 +28,12 @@ import grpc.aio
 
 from . import _engine, _net
 from .errors import ServiceError
-from ._net import DEFAULT_ADDRESS, GameInfo, MatchResult, SeatInfo
-from .v1 import service_pb2, service_pb2_grpc
+from ._net import DEFAULT_ADDRESS, GameInfo, MatchResult, SeatInfo, load_key
+from .v1 import lobby_pb2, lobby_pb2_grpc, service_pb2, service_pb2_grpc
 
-__all__ = ["Client", "Seat", "GameInfo", "SeatInfo", "MatchResult", "DEFAULT_ADDRESS"]
+__all__ = [
+    "Client", "Seat", "GameInfo", "SeatInfo", "MatchResult", "DEFAULT_ADDRESS", "load_key",
+]
 
 
 class Client:
@@ -61,6 +63,8 @@ class Client:
         else:
             self._channel = grpc.aio.insecure_channel(address, options=options)
         self.stub = service_pb2_grpc.CanastaServiceStub(self._channel)
+        #: The lobby's stub (``canasta.v1.LobbyService``): players, matchmaking, challenges.
+        self.lobby = lobby_pb2_grpc.LobbyServiceStub(self._channel)
 
     async def close(self) -> None:
         """Closes the connection."""
@@ -166,12 +170,71 @@ class Client:
         side = game.summary.seats[number].side
         return Seat(self, game_id, number, side, token, game.summary.rules.SerializeToString())
 
-    async def seek(self, *args, **kwargs):
-        """Matchmaking, once the server has it: see :meth:`canasta.client.Client.seek`."""
-        raise NotImplementedError(
-            "this server protocol has no matchmaking yet: create a game (create_game) or join "
-            "one (list_games('waiting'), join)"
+    async def register(self, name: str) -> str:
+        """Registers a player and returns its key, as
+        :meth:`canasta.client.Client.register`."""
+        request = lobby_pb2.RegisterPlayerRequest(name=name)
+        return (await self.call(self.lobby.RegisterPlayer, request)).key
+
+    async def seek(
+        self,
+        key: str,
+        preset: str = "official",
+        players: int = 4,
+        *,
+        options: Optional[Dict[str, str]] = None,
+        move_budget_ms: int = 0,
+        timeout_policy: str = "fallback_move",
+        partner: Optional[str] = None,
+        rated: Optional[bool] = None,
+        fill_with_bots_after: Optional[float] = None,
+        timeout: Optional[float] = None,
+        on_waiting: Optional[Callable[[object], None]] = None,
+    ) -> "Seat":
+        """Finds a game through matchmaking and returns its seat, as
+        :meth:`canasta.client.Client.seek`. Cancelling the awaiting task (``asyncio.wait_for``,
+        ``task.cancel()``) cancels the seek on the server; ``on_waiting`` may be a coroutine
+        function."""
+        request = _net.seek_request(
+            preset, players, options, move_budget_ms, timeout_policy, partner, rated,
+            fill_with_bots_after,
         )
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        attempt = 0
+        while True:
+            left = None if deadline is None else max(0.0, deadline - loop.time())
+            call = self.lobby.Seek(request, metadata=_net.auth(key), timeout=left)
+            heard = False
+            try:
+                while True:
+                    message = await call.read()
+                    if message is grpc.aio.EOF:
+                        break
+                    heard = True
+                    if message.WhichOneof("kind") == "seated":
+                        seat = Seat(self, *_net.seat_args(message.seated))
+                        seat.rated = message.seated.rated
+                        return seat
+                    if on_waiting is not None:
+                        waited = on_waiting(message.waiting)
+                        if inspect.isawaitable(waited):
+                            await waited
+            except grpc.RpcError as err:
+                error = _net.error_of(err)
+                attempt += 1
+                # Only a seek refused before it began is tried again: nothing was queued.
+                if heard or error.status != "RESOURCE_EXHAUSTED" or attempt > self.retries:
+                    raise error from None
+                self.rate_limited += 1
+                await asyncio.sleep(_net.retry_delay(error, attempt))
+                continue
+            finally:
+                call.cancel()
+            raise ServiceError(
+                "UNAVAILABLE", "", "the server ended the seek's stream before seating the player; "
+                "seek again",
+            )
 
 
 class Seat(_net.SeatBase):

@@ -33,10 +33,12 @@ import grpc
 
 from . import _engine, _net
 from .errors import ServiceError
-from ._net import DEFAULT_ADDRESS, GameInfo, MatchResult, SeatInfo
-from .v1 import service_pb2, service_pb2_grpc
+from ._net import DEFAULT_ADDRESS, GameInfo, MatchResult, SeatInfo, load_key
+from .v1 import lobby_pb2, lobby_pb2_grpc, service_pb2, service_pb2_grpc
 
-__all__ = ["Client", "Seat", "GameInfo", "SeatInfo", "MatchResult", "DEFAULT_ADDRESS"]
+__all__ = [
+    "Client", "Seat", "GameInfo", "SeatInfo", "MatchResult", "DEFAULT_ADDRESS", "load_key",
+]
 
 
 class Client:
@@ -71,6 +73,8 @@ class Client:
         else:
             self._channel = grpc.insecure_channel(address, options=options)
         self.stub = service_pb2_grpc.CanastaServiceStub(self._channel)
+        #: The lobby's stub (``canasta.v1.LobbyService``): players, matchmaking, challenges.
+        self.lobby = lobby_pb2_grpc.LobbyServiceStub(self._channel)
 
     def close(self) -> None:
         """Closes the connection."""
@@ -187,13 +191,81 @@ class Client:
         side = game.summary.seats[number].side
         return Seat(self, game_id, number, side, token, game.summary.rules.SerializeToString())
 
-    def seek(self, *args, **kwargs):
-        """Finds a game through the server's matchmaking and takes a seat in it, once the
-        server has matchmaking (it has none yet: create or join a game instead)."""
-        raise NotImplementedError(
-            "this server protocol has no matchmaking yet: create a game (create_game) or join "
-            "one (list_games('waiting'), join)"
+    def register(self, name: str) -> str:
+        """Registers a player named ``name`` (unique regardless of case) and returns its key,
+        which the server gives only here and stores only a hash of: keep it (a lost key
+        cannot be recovered; register another name). The key goes to :meth:`seek`."""
+        request = lobby_pb2.RegisterPlayerRequest(name=name)
+        return self.call(self.lobby.RegisterPlayer, request).key
+
+    def seek(
+        self,
+        key: str,
+        preset: str = "official",
+        players: int = 4,
+        *,
+        options: Optional[Dict[str, str]] = None,
+        move_budget_ms: int = 0,
+        timeout_policy: str = "fallback_move",
+        partner: Optional[str] = None,
+        rated: Optional[bool] = None,
+        fill_with_bots_after: Optional[float] = None,
+        timeout: Optional[float] = None,
+        on_waiting: Optional[Callable[[object], None]] = None,
+    ) -> "Seat":
+        """Finds a game through the server's matchmaking, as the player whose key is ``key``,
+        and returns its seat (the same :class:`Seat` as :meth:`join`'s: ``seat.play(choose)``).
+
+        The rules (``preset``, ``players``, ``options``) and the time control
+        (``move_budget_ms``, ``timeout_policy``) are those of :meth:`create_game`; the player
+        meets only seekers who asked for the same. ``partner`` names the player to sit with
+        (who must seek naming this one in turn); ``rated`` (None for the server's default,
+        rated) must be False for rules with options. ``fill_with_bots_after`` (seconds; None
+        never) lets the server's house players take the seats still empty after that wait.
+
+        Blocks until the player is seated. ``on_waiting`` gets each ``canasta.v1.SeekWaiting``
+        (the seek's id, the players waiting and needed) while the player waits. The seek lasts
+        as long as this call: ``timeout`` (seconds) ends it with a :class:`ServiceError`
+        ``DEADLINE_EXCEEDED``, and an exception raised in ``on_waiting`` (or a
+        KeyboardInterrupt) ends it too; the server then cancels the seek. A rate limit on
+        opening the seek is waited out; a stream that drops raises ``UNAVAILABLE`` (seek again;
+        the player's WatchPlayer stream says if a seat was taken just before). Refusals
+        (``UNKNOWN_PLAYER_KEY``, ``HOUSE_BOTS_UNAVAILABLE``, ``RATED_HOUSE_RULES`` ...) raise
+        :class:`ServiceError` with their reason."""
+        request = _net.seek_request(
+            preset, players, options, move_budget_ms, timeout_policy, partner, rated,
+            fill_with_bots_after,
         )
+        deadline = None if timeout is None else time.monotonic() + timeout
+        attempt = 0
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            call = self.lobby.Seek(request, metadata=_net.auth(key), timeout=left)
+            heard = False
+            try:
+                for message in call:
+                    heard = True
+                    if message.WhichOneof("kind") == "seated":
+                        seat = Seat(self, *_net.seat_args(message.seated))
+                        seat.rated = message.seated.rated
+                        return seat
+                    if on_waiting is not None:
+                        on_waiting(message.waiting)
+            except grpc.RpcError as err:
+                error = _net.error_of(err)
+                attempt += 1
+                # Only a seek refused before it began is tried again: nothing was queued.
+                if heard or error.status != "RESOURCE_EXHAUSTED" or attempt > self.retries:
+                    raise error from None
+                self.rate_limited += 1
+                time.sleep(_net.retry_delay(error, attempt))
+                continue
+            finally:
+                call.cancel()
+            raise ServiceError(
+                "UNAVAILABLE", "", "the server ended the seek's stream before seating the player; "
+                "seek again",
+            )
 
 
 class Seat(_net.SeatBase):

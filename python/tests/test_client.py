@@ -11,6 +11,7 @@ import asyncio
 import os
 import socket
 import threading
+import uuid
 
 import pytest
 
@@ -189,6 +190,128 @@ def test_the_asyncio_client_plays_a_whole_match():
             assert info.status == "finished"
 
     asyncio.run(main())
+
+
+def unique(name):
+    """A player name no earlier run of the suite registered on the same server."""
+    return f"{name}-{uuid.uuid4().hex[:8]}"
+
+
+def check_seated_with_house_players(game, seat, result, record):
+    """A lone seeker sits with house players in every other seat, and its result is the
+    record's."""
+    assert [s.occupied for s in game.seats] == [True] * 4
+    others = [s for s in game.seats if s.seat != seat.seat]
+    assert all(s.bot for s in others), f"house players fill the other seats: {others}"
+    assert not next(s for s in game.seats if s.seat == seat.seat).bot
+    assert seat.rated is False, "a house player sits twice (two of them for three seats)"
+    assert [a for s, a in record.actions if s == seat.seat] == seat.actions
+    assert result.winner == record.winner and list(result.totals) == record.scores
+    assert result.end == "target"
+
+
+@needs_servers
+def test_a_seeker_is_seated_with_house_players_and_plays_to_the_end():
+    with Client(SERVER) as client:
+        key = client.register(unique("seeker"))
+        assert len(key) == 32
+        waiting = []
+        seat = client.seek(
+            key, "official", 4, options=SHORT, rated=False, fill_with_bots_after=0.05,
+            on_waiting=waiting.append,
+        )
+        # Seated at once or after one wait: the stream said how the queue stood.
+        assert all(w.needed == 4 and w.waiting >= 1 and w.seek_id for w in waiting)
+        game = client.get_game(seat.game_id)
+        assert game.players == 4 and game.options == SHORT
+        result = seat.play(Bot("greedy"))
+        record = client.export_game(seat.game_id)
+        check_seated_with_house_players(game, seat, result, record)
+
+
+@needs_servers
+def test_the_asyncio_client_seeks_and_plays_with_house_players():
+    async def main():
+        async with aio.Client(SERVER) as client:
+            key = await client.register(unique("aio seeker"))
+            seen = []
+
+            async def on_waiting(w):  # a coroutine function is awaited
+                seen.append(w.needed)
+
+            seat = await client.seek(
+                key, "official", 4, options=SHORT, rated=False, fill_with_bots_after=0.05,
+                on_waiting=on_waiting,
+            )
+            assert isinstance(seat, aio.Seat) and set(seen) <= {4}
+            game = await client.get_game(seat.game_id)
+            result = await seat.play(Bot("random", seed=5))
+            record = await client.export_game(seat.game_id)
+            check_seated_with_house_players(game, seat, result, record)
+
+    asyncio.run(main())
+
+
+@needs_servers
+def test_four_seekers_are_seated_at_one_table_and_play_it():
+    """Four players seeking the same rules meet in one game, a seat each, and play it out."""
+    names = [unique(f"table {i}") for i in range(4)]
+    with Client(SERVER) as client:
+        keys = [client.register(name) for name in names]
+    out, errors = {}, []
+
+    def run(i):
+        try:
+            with Client(SERVER) as c:
+                seat = c.seek(keys[i], "official", 4, options=SHORT, rated=False)
+                out[i] = (seat, seat.play(Bot("greedy") if i % 2 else Bot("random", seed=i)))
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    game_ids = {seat.game_id for seat, _ in out.values()}
+    assert len(game_ids) == 1, f"the four seekers sit at one table: {game_ids}"
+    assert sorted(seat.seat for seat, _ in out.values()) == [0, 1, 2, 3]
+    assert len({seat.token for seat, _ in out.values()}) == 4
+    with Client(SERVER) as client:
+        game_id = game_ids.pop()
+        info = client.get_game(game_id)
+        assert sorted(s.name for s in info.seats) == sorted(names)
+        assert not any(s.bot for s in info.seats), "no house player was asked for"
+        check_record(client, game_id, {seat.seat: (seat, r) for seat, r in out.values()})
+
+
+@needs_servers
+def test_seek_refusals_raise_with_their_reason():
+    with Client(SERVER) as client:
+        with pytest.raises(ServiceError) as e:
+            client.seek("0" * 32, "official", 4, fill_with_bots_after=0.05)
+        assert e.value.reason is Reason.UNKNOWN_PLAYER_KEY
+        assert e.value.status == "UNAUTHENTICATED"
+        name = unique("taken")
+        key = client.register(name)
+        with pytest.raises(ServiceError) as e:
+            client.register(name.upper())
+        assert e.value.reason is Reason.NAME_TAKEN
+        with pytest.raises(ServiceError) as e:
+            client.seek(key, "official", 4, options=SHORT)  # rated by default
+        assert e.value.reason is Reason.RATED_HOUSE_RULES
+        with pytest.raises(ValueError):
+            client.seek(key, "official", 4, fill_with_bots_after=-1)
+
+    async def aio_bad_key():
+        async with aio.Client(SERVER) as client:
+            with pytest.raises(ServiceError) as e:
+                await client.seek("f" * 32, "official", 2)
+            assert e.value.reason is Reason.UNKNOWN_PLAYER_KEY
+
+    asyncio.run(aio_bad_key())
 
 
 class CuttingProxy:

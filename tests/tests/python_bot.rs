@@ -873,6 +873,80 @@ async fn the_package_bot_plays_whole_matches() {
     server.stop().await;
 }
 
+/// The package's bot needs no game id with `--seek`: as a registered player (its key in a key
+/// file as `canasta register --key-file` writes it), it finds two games in a row through
+/// matchmaking, is seated with the server's house players after `--fill-with-bots-after`, and
+/// plays each to its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_package_bot_seeks_its_games_and_plays_them_with_house_players() {
+    python_env();
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    tokio::task::spawn_blocking(move || python_with_package(tmp))
+        .await
+        .expect("the package's installation");
+    let config = test_config().requests_per_second(1e6).build().unwrap();
+    let server = TestServer::with_config(config).await;
+    let key = canasta_tests::lobby::register(
+        &mut canasta_tests::lobby::lobby(server.addr).await,
+        "seeking python",
+    )
+    .await;
+    let dir = temp_dir("python-seek");
+    let key_file = dir.path().join("seeking.key");
+    fs::write(&key_file, format!("# a player's key\nplayer seeking python\nkey {key}\n"))
+        .expect("the key file is written");
+    let args = [
+        "--seek",
+        "--key-file",
+        key_file.to_str().expect("a UTF-8 path"),
+        "--games",
+        "2",
+        "--fill-with-bots-after",
+        "50",
+        "--option",
+        "target_score=1000",
+    ];
+    let mut bot = PythonBot::start_package_bot("package-seek", server.addr, &args);
+    let (first, _) = bot.joined().await;
+    bot.finish(&BuiltIns::default()).await;
+    let results: Vec<serde_json::Value> = bot
+        .out
+        .lines()
+        .filter_map(|l| l.strip_prefix("result "))
+        .map(|j| serde_json::from_str(j).expect("the result line is JSON"))
+        .collect();
+    assert_eq!(results.len(), 2, "a result per game:\n{}", bot.out);
+    assert_eq!(results[0]["game_id"], first.as_str());
+    assert_ne!(results[0]["game_id"], results[1]["game_id"], "two games");
+    let mut client = server.client().await;
+    for result in &results {
+        let game = client
+            .get_game(v1::GetGameRequest {
+                game_id: result["game_id"].as_str().expect("an id").into(),
+            })
+            .await
+            .expect("the game")
+            .into_inner()
+            .game
+            .expect("a summary");
+        assert_eq!(game.status, v1::GameStatus::Finished as i32, "{game:?}");
+        let end = game.result.as_ref().expect("a result");
+        assert_eq!(end.end, v1::MatchEndKind::Target as i32);
+        assert_eq!(end.totals, serde_json::from_value::<Vec<i32>>(result["totals"].clone()).unwrap());
+        let seat = result["seat"].as_u64().expect("a seat") as usize;
+        for s in &game.seats {
+            if s.seat as usize == seat {
+                assert_eq!(s.display_name, "seeking python");
+                assert!(s.bot.is_empty());
+            } else {
+                assert!(!s.bot.is_empty(), "a house player fills seat {}: {game:?}", s.seat);
+            }
+        }
+        assert!(result["actions"].as_u64().unwrap_or(0) > 0, "{result}");
+    }
+    server.stop().await;
+}
+
 /// The seat is joined first and the Python bot plays it with its token (`--token`); killed in
 /// the middle of the match, it is started again with the same token, reads the game from the
 /// start and plays on to the end.
