@@ -247,6 +247,10 @@ reasons! {
     /// INVALID_ARGUMENT: a rated seek or challenge with option overrides: a rated game plays
     /// its preset's own rules. Drop the options, or set `rated` to false.
     RatedHouseRules = "RATED_HOUSE_RULES",
+    /// INVALID_ARGUMENT: a challenge with a `seed` that is rated (rated is the default):
+    /// whoever knows the seed knows every card, so a seeded game is never rated. Set `rated` to
+    /// false, or drop the seed.
+    RatedSeed = "RATED_SEED",
     /// INVALID_ARGUMENT: a seek's `partner` that cannot be one: the seeker itself, a name no
     /// player has, or a partner in rules without partnerships (each side one seat). Name
     /// another registered player, or none.

@@ -73,6 +73,7 @@ class Reason(str, enum.Enum):
 
     # the lobby (LobbyService)
     RATED_HOUSE_RULES = "RATED_HOUSE_RULES"
+    RATED_SEED = "RATED_SEED"
     BAD_PARTNER = "BAD_PARTNER"
     BAD_SEATS = "BAD_SEATS"
     BAD_FILL_WAIT = "BAD_FILL_WAIT"

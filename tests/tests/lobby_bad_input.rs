@@ -10,6 +10,7 @@ use canasta_proto::v1;
 use canasta_tests::lobby::*;
 use canasta_tests::*;
 use tonic::{Code, Request, Status};
+use tonic_types::StatusExt;
 
 /// Who a request is sent as.
 #[derive(Clone, Copy, Debug)]
@@ -496,6 +497,27 @@ async fn every_bad_field_of_the_lobby_is_refused_with_its_reason_and_changes_not
             "RATED_HOUSE_RULES",
         ),
         (
+            "a seeded challenge, rated by default",
+            Challenge(v1::CreateChallengeRequest {
+                seed: Some(7),
+                ..challenge(&["ann", "cy"])
+            }),
+            As::Player("ann"),
+            InvalidArgument,
+            "RATED_SEED",
+        ),
+        (
+            "a seeded challenge asked rated",
+            Challenge(v1::CreateChallengeRequest {
+                seed: Some(0),
+                rated: Some(true),
+                ..challenge(&["ann", "cy"])
+            }),
+            As::Player("ann"),
+            InvalidArgument,
+            "RATED_SEED",
+        ),
+        (
             "a challenge's bad policy",
             Challenge(v1::CreateChallengeRequest {
                 time_control: Some(v1::TimeControl {
@@ -744,6 +766,22 @@ async fn every_bad_field_of_the_lobby_is_refused_with_its_reason_and_changes_not
         );
         assert_eq!(world.snapshot().await, before, "{what} changed something");
     }
+    // A seeded challenge asked rated names the field to change in its BadRequest.
+    let status = world
+        .call(
+            Challenge(v1::CreateChallengeRequest {
+                seed: Some(7),
+                ..challenge(&["ann", "cy"])
+            }),
+            As::Player("ann"),
+        )
+        .await
+        .expect_err("a rated seeded challenge");
+    let violations = status
+        .get_details_bad_request()
+        .expect("a BadRequest")
+        .field_violations;
+    assert_eq!(violations[0].field, "seed", "{status:?}");
     // A refused row counted nothing against the player: its seeks still open and are
     // answered, here the first of as many as the limit allows.
     let mut open = seek(

@@ -747,3 +747,127 @@ async fn partners_who_name_each_other_sit_on_one_side() {
     assert_ne!(side_of("north"), side_of("east"));
     server.stop().await;
 }
+
+// A seeded (unrated) challenge's game is dealt as CreateGame deals a game of the same rules and
+// seed, and as the engine deals it in process (`canasta match --seed`): every seat's first
+// hand and the dealer are the same three ways. The invited player is told the challenge is
+// seeded, never the seed; the finished game's record gives it.
+#[tokio::test]
+async fn a_seeded_challenge_deals_as_create_game_and_the_engine_deal_that_seed() {
+    const SEED: u64 = 20_260_701;
+    let server = TestServer::start().await;
+    let mut lobby = lobby(server.addr).await;
+    let mut client = server.client().await;
+    let (ann, bob) = (
+        register(&mut lobby, "ann").await,
+        register(&mut lobby, "bob").await,
+    );
+    let short = rules(v1::Preset::Official, 2, &[("target_score", "300")]);
+    let mut bob_events = watch_player(&mut lobby, &bob, 0).await;
+    let made = lobby
+        .create_challenge(authed(
+            v1::CreateChallengeRequest {
+                rules: Some(short.clone()),
+                seats: vec!["ann".into(), "bob".into()],
+                rated: Some(false),
+                seed: Some(SEED),
+                ..Default::default()
+            },
+            &ann,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .challenge
+        .unwrap();
+    assert!(made.seeded && !made.rated, "{made:?}");
+    let invited = events_until(&mut bob_events, 0, |_| true).await;
+    let Some(v1::player_event::Kind::Challenge(told)) = &invited[0].kind else {
+        panic!("bob is invited: {invited:?}")
+    };
+    assert!(
+        told.seeded,
+        "the invited player hears the challenger chose the seed"
+    );
+    let started = lobby
+        .answer_challenge(authed(
+            v1::AnswerChallengeRequest {
+                challenge_id: made.challenge_id.clone(),
+                accept: true,
+            },
+            &bob,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .challenge
+        .unwrap();
+    let mut ann_events = watch_player(&mut lobby, &ann, 0).await;
+    let mut tokens = vec![String::new(); 2];
+    for (stream, after) in [(&mut ann_events, 0), (&mut bob_events, 1)] {
+        let events = events_until(stream, after, is_started).await;
+        let Some(v1::player_event::Kind::GameStarted(g)) = &events.last().unwrap().kind else {
+            unreachable!()
+        };
+        assert!(!g.rated);
+        tokens[g.seat as usize] = g.token.clone();
+    }
+    // (hands by seat, dealer) of a game's first deal, from its seats' own views.
+    async fn first_deal(
+        client: &mut Client,
+        game_id: &str,
+        tokens: &[String],
+    ) -> (Vec<Vec<v1::Card>>, u32) {
+        let mut hands = Vec::new();
+        let mut dealer = 0;
+        for (seat, token) in tokens.iter().enumerate() {
+            let view = view_of(client, game_id, Some(token), false)
+                .await
+                .view
+                .unwrap();
+            assert_eq!(view.deal, 0, "the first deal");
+            hands.push(view.seats[seat].hand.clone());
+            dealer = view.dealer;
+        }
+        (hands, dealer)
+    }
+    let challenged = first_deal(&mut client, &started.game_id, &tokens).await;
+    let created = create_with(
+        &mut client,
+        v1::CreateGameRequest {
+            rules: Some(short.clone()),
+            seed: Some(SEED),
+            ..Default::default()
+        },
+    )
+    .await;
+    let created_tokens = join_all(&mut client, &created).await;
+    let by_create_game = first_deal(&mut client, &created.game_id, &created_tokens).await;
+    assert_eq!(
+        challenged, by_create_game,
+        "dealt as CreateGame deals seed {SEED}"
+    );
+    let spec = canasta_proto::convert::rules_from_wire(&short).unwrap();
+    let (game, _) =
+        canasta_engine::Game::start(&canasta_engine::Setup::seeded(spec, SEED)).unwrap();
+    let in_process: Vec<Vec<v1::Card>> = (0..2)
+        .map(|s| canasta_proto::convert::cards_to_wire(game.hand(canasta_engine::table::Seat(s))))
+        .collect();
+    assert_eq!(
+        challenged.0, in_process,
+        "dealt as the engine deals seed {SEED}"
+    );
+    // Once over, the record names the seed.
+    play_out(&mut client, &started.game_id, &tokens, 5).await;
+    let record = client
+        .export_game(v1::ExportGameRequest {
+            game_id: started.game_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .record
+        .unwrap();
+    assert_eq!(record.seed, SEED);
+    server.stop().await;
+}

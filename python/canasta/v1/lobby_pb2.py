@@ -26,17 +26,17 @@ from canasta.v1 import game_pb2 as canasta_dot_v1_dot_game__pb2
 from canasta.v1 import service_pb2 as canasta_dot_v1_dot_service__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x63\x61nasta/v1/lobby.proto\x12\ncanasta.v1\x1a\x15\x63\x61nasta/v1/game.proto\x1a\x18\x63\x61nasta/v1/service.proto\"%\n\x15RegisterPlayerRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"P\n\x16RegisterPlayerResponse\x12)\n\x06player\x18\x01 \x01(\x0b\x32\x19.canasta.v1.PlayerSummary\x12\x0b\n\x03key\x18\x02 \x01(\t\"H\n\x0cRatingFamily\x12\"\n\x06preset\x18\x01 \x01(\x0e\x32\x12.canasta.v1.Preset\x12\x14\n\x0cplayer_count\x18\x02 \x01(\r\"{\n\x06Rating\x12(\n\x06\x66\x61mily\x18\x01 \x01(\x0b\x32\x18.canasta.v1.RatingFamily\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\x12\x0f\n\x07\x64isplay\x18\x04 \x01(\x01\x12\r\n\x05games\x18\x05 \x01(\r\x12\x0c\n\x04wins\x18\x06 \x01(\r\"U\n\x0cRatingChange\x12\"\n\x06\x62\x65\x66ore\x18\x01 \x01(\x0b\x32\x12.canasta.v1.Rating\x12!\n\x05\x61\x66ter\x18\x02 \x01(\x0b\x32\x12.canasta.v1.Rating\"E\n\rPlayerSummary\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05house\x18\x02 \x01(\x08\x12\x17\n\x0f\x63reated_unix_ms\x18\x03 \x01(\x03\"\xb0\x01\n\x0bSeekRequest\x12\"\n\x05rules\x18\x01 \x01(\x0b\x32\x13.canasta.v1.RuleSet\x12-\n\x0ctime_control\x18\x02 \x01(\x0b\x32\x17.canasta.v1.TimeControl\x12\x0f\n\x07partner\x18\x03 \x01(\t\x12\x12\n\x05rated\x18\x04 \x01(\x08H\x00\x88\x01\x01\x12\x1f\n\x17\x66ill_with_bots_after_ms\x18\x05 \x01(\x04\x42\x08\n\x06_rated\"l\n\x0cSeekResponse\x12*\n\x07waiting\x18\x01 \x01(\x0b\x32\x17.canasta.v1.SeekWaitingH\x00\x12(\n\x06seated\x18\x02 \x01(\x0b\x32\x16.canasta.v1.SeekSeatedH\x00\x42\x06\n\x04kind\"?\n\x0bSeekWaiting\x12\x0f\n\x07seek_id\x18\x01 \x01(\t\x12\x0f\n\x07waiting\x18\x02 \x01(\r\x12\x0e\n\x06needed\x18\x03 \x01(\r\"\x81\x01\n\nSeekSeated\x12\x0f\n\x07seek_id\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\r\n\x05token\x18\x04 \x01(\t\x12%\n\x04game\x18\x05 \x01(\x0b\x32\x17.canasta.v1.GameSummary\x12\r\n\x05rated\x18\x06 \x01(\x08\"\x98\x01\n\x16\x43reateChallengeRequest\x12\"\n\x05rules\x18\x01 \x01(\x0b\x32\x13.canasta.v1.RuleSet\x12-\n\x0ctime_control\x18\x02 \x01(\x0b\x32\x17.canasta.v1.TimeControl\x12\r\n\x05seats\x18\x03 \x03(\t\x12\x12\n\x05rated\x18\x04 \x01(\x08H\x00\x88\x01\x01\x42\x08\n\x06_rated\"C\n\x17\x43reateChallengeResponse\x12(\n\tchallenge\x18\x01 \x01(\x0b\x32\x15.canasta.v1.Challenge\"L\n\rChallengeSeat\x12\x0e\n\x06player\x18\x01 \x01(\t\x12+\n\x06\x61nswer\x18\x02 \x01(\x0e\x32\x1b.canasta.v1.ChallengeAnswer\"\xa6\x02\n\tChallenge\x12\x14\n\x0c\x63hallenge_id\x18\x01 \x01(\t\x12\x12\n\nchallenger\x18\x02 \x01(\t\x12\"\n\x05rules\x18\x03 \x01(\x0b\x32\x13.canasta.v1.RuleSet\x12-\n\x0ctime_control\x18\x04 \x01(\x0b\x32\x17.canasta.v1.TimeControl\x12\r\n\x05rated\x18\x05 \x01(\x08\x12(\n\x05seats\x18\x06 \x03(\x0b\x32\x19.canasta.v1.ChallengeSeat\x12+\n\x06status\x18\x07 \x01(\x0e\x32\x1b.canasta.v1.ChallengeStatus\x12\x0f\n\x07game_id\x18\x08 \x01(\t\x12\x17\n\x0f\x65xpires_unix_ms\x18\t \x01(\x03\x12\x0c\n\x04note\x18\n \x01(\t\">\n\x16\x41nswerChallengeRequest\x12\x14\n\x0c\x63hallenge_id\x18\x01 \x01(\t\x12\x0e\n\x06\x61\x63\x63\x65pt\x18\x02 \x01(\x08\"C\n\x17\x41nswerChallengeResponse\x12(\n\tchallenge\x18\x01 \x01(\x0b\x32\x15.canasta.v1.Challenge\".\n\x16\x43\x61ncelChallengeRequest\x12\x14\n\x0c\x63hallenge_id\x18\x01 \x01(\t\"C\n\x17\x43\x61ncelChallengeResponse\x12(\n\tchallenge\x18\x01 \x01(\x0b\x32\x15.canasta.v1.Challenge\"\'\n\x12WatchPlayerRequest\x12\x11\n\tafter_seq\x18\x01 \x01(\x04\"\x99\x01\n\x13WatchPlayerResponse\x12(\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x17.canasta.v1.PlayerEventH\x00\x12*\n\theartbeat\x18\x02 \x01(\x0b\x32\x15.canasta.v1.HeartbeatH\x00\x12$\n\x06lagged\x18\x03 \x01(\x0b\x32\x12.canasta.v1.LaggedH\x00\x42\x06\n\x04kind\"\xcf\x01\n\x0bPlayerEvent\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x0f\n\x07unix_ms\x18\x02 \x01(\x03\x12\x35\n\x0cgame_started\x18\x03 \x01(\x0b\x32\x1d.canasta.v1.PlayerGameStartedH\x00\x12\x37\n\rgame_finished\x18\x04 \x01(\x0b\x32\x1e.canasta.v1.PlayerGameFinishedH\x00\x12*\n\tchallenge\x18\x05 \x01(\x0b\x32\x15.canasta.v1.ChallengeH\x00\x42\x06\n\x04kind\"\xac\x01\n\x11PlayerGameStarted\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\r\n\x05token\x18\x03 \x01(\t\x12\x0f\n\x07players\x18\x04 \x03(\t\x12\r\n\x05rated\x18\x05 \x01(\x08\x12\x0f\n\x07seek_id\x18\x06 \x01(\t\x12\x14\n\x0c\x63hallenge_id\x18\x07 \x01(\t\x12\"\n\x05rules\x18\x08 \x01(\x0b\x32\x13.canasta.v1.RuleSet\"\x93\x01\n\x12PlayerGameFinished\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\'\n\x06result\x18\x03 \x01(\x0b\x32\x17.canasta.v1.MatchResult\x12\x0b\n\x03won\x18\x04 \x01(\x08\x12(\n\x06rating\x18\x05 \x01(\x0b\x32\x18.canasta.v1.RatingChange\"6\n\x10GetPlayerRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0crecent_games\x18\x02 \x01(\r\"\xae\x01\n\x11GetPlayerResponse\x12)\n\x06player\x18\x01 \x01(\x0b\x32\x19.canasta.v1.PlayerSummary\x12#\n\x07ratings\x18\x02 \x03(\x0b\x32\x12.canasta.v1.Rating\x12\r\n\x05games\x18\x03 \x01(\r\x12\x0c\n\x04wins\x18\x04 \x01(\r\x12,\n\x0crecent_games\x18\x05 \x03(\x0b\x32\x16.canasta.v1.PlayedGame\"\xda\x01\n\nPlayedGame\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\"\n\x05rules\x18\x02 \x01(\x0b\x32\x13.canasta.v1.RuleSet\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x0f\n\x07players\x18\x04 \x03(\t\x12\'\n\x06result\x18\x05 \x01(\x0b\x32\x17.canasta.v1.MatchResult\x12\x0b\n\x03won\x18\x06 \x01(\x08\x12(\n\x06rating\x18\x07 \x01(\x0b\x32\x18.canasta.v1.RatingChange\x12\x18\n\x10\x66inished_unix_ms\x18\x08 \x01(\x03\"h\n\x15GetLeaderboardRequest\x12(\n\x06\x66\x61mily\x18\x01 \x01(\x0b\x32\x18.canasta.v1.RatingFamily\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"o\n\x10LeaderboardEntry\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12)\n\x06player\x18\x02 \x01(\x0b\x32\x19.canasta.v1.PlayerSummary\x12\"\n\x06rating\x18\x03 \x01(\x0b\x32\x12.canasta.v1.Rating\"`\n\x16GetLeaderboardResponse\x12-\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1c.canasta.v1.LeaderboardEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*\xcc\x01\n\x0f\x43hallengeStatus\x12 \n\x1c\x43HALLENGE_STATUS_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x43HALLENGE_STATUS_PENDING\x10\x01\x12\x1c\n\x18\x43HALLENGE_STATUS_STARTED\x10\x02\x12\x1d\n\x19\x43HALLENGE_STATUS_DECLINED\x10\x03\x12\x1c\n\x18\x43HALLENGE_STATUS_EXPIRED\x10\x04\x12\x1e\n\x1a\x43HALLENGE_STATUS_CANCELLED\x10\x05*\x8f\x01\n\x0f\x43hallengeAnswer\x12 \n\x1c\x43HALLENGE_ANSWER_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x43HALLENGE_ANSWER_PENDING\x10\x01\x12\x1d\n\x19\x43HALLENGE_ANSWER_ACCEPTED\x10\x02\x12\x1d\n\x19\x43HALLENGE_ANSWER_DECLINED\x10\x03\x32\xad\x05\n\x0cLobbyService\x12W\n\x0eRegisterPlayer\x12!.canasta.v1.RegisterPlayerRequest\x1a\".canasta.v1.RegisterPlayerResponse\x12;\n\x04Seek\x12\x17.canasta.v1.SeekRequest\x1a\x18.canasta.v1.SeekResponse0\x01\x12Z\n\x0f\x43reateChallenge\x12\".canasta.v1.CreateChallengeRequest\x1a#.canasta.v1.CreateChallengeResponse\x12Z\n\x0f\x41nswerChallenge\x12\".canasta.v1.AnswerChallengeRequest\x1a#.canasta.v1.AnswerChallengeResponse\x12Z\n\x0f\x43\x61ncelChallenge\x12\".canasta.v1.CancelChallengeRequest\x1a#.canasta.v1.CancelChallengeResponse\x12P\n\x0bWatchPlayer\x12\x1e.canasta.v1.WatchPlayerRequest\x1a\x1f.canasta.v1.WatchPlayerResponse0\x01\x12H\n\tGetPlayer\x12\x1c.canasta.v1.GetPlayerRequest\x1a\x1d.canasta.v1.GetPlayerResponse\x12W\n\x0eGetLeaderboard\x12!.canasta.v1.GetLeaderboardRequest\x1a\".canasta.v1.GetLeaderboardResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x63\x61nasta/v1/lobby.proto\x12\ncanasta.v1\x1a\x15\x63\x61nasta/v1/game.proto\x1a\x18\x63\x61nasta/v1/service.proto\"%\n\x15RegisterPlayerRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"P\n\x16RegisterPlayerResponse\x12)\n\x06player\x18\x01 \x01(\x0b\x32\x19.canasta.v1.PlayerSummary\x12\x0b\n\x03key\x18\x02 \x01(\t\"H\n\x0cRatingFamily\x12\"\n\x06preset\x18\x01 \x01(\x0e\x32\x12.canasta.v1.Preset\x12\x14\n\x0cplayer_count\x18\x02 \x01(\r\"{\n\x06Rating\x12(\n\x06\x66\x61mily\x18\x01 \x01(\x0b\x32\x18.canasta.v1.RatingFamily\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\x12\x0f\n\x07\x64isplay\x18\x04 \x01(\x01\x12\r\n\x05games\x18\x05 \x01(\r\x12\x0c\n\x04wins\x18\x06 \x01(\r\"U\n\x0cRatingChange\x12\"\n\x06\x62\x65\x66ore\x18\x01 \x01(\x0b\x32\x12.canasta.v1.Rating\x12!\n\x05\x61\x66ter\x18\x02 \x01(\x0b\x32\x12.canasta.v1.Rating\"E\n\rPlayerSummary\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05house\x18\x02 \x01(\x08\x12\x17\n\x0f\x63reated_unix_ms\x18\x03 \x01(\x03\"\xb0\x01\n\x0bSeekRequest\x12\"\n\x05rules\x18\x01 \x01(\x0b\x32\x13.canasta.v1.RuleSet\x12-\n\x0ctime_control\x18\x02 \x01(\x0b\x32\x17.canasta.v1.TimeControl\x12\x0f\n\x07partner\x18\x03 \x01(\t\x12\x12\n\x05rated\x18\x04 \x01(\x08H\x00\x88\x01\x01\x12\x1f\n\x17\x66ill_with_bots_after_ms\x18\x05 \x01(\x04\x42\x08\n\x06_rated\"l\n\x0cSeekResponse\x12*\n\x07waiting\x18\x01 \x01(\x0b\x32\x17.canasta.v1.SeekWaitingH\x00\x12(\n\x06seated\x18\x02 \x01(\x0b\x32\x16.canasta.v1.SeekSeatedH\x00\x42\x06\n\x04kind\"?\n\x0bSeekWaiting\x12\x0f\n\x07seek_id\x18\x01 \x01(\t\x12\x0f\n\x07waiting\x18\x02 \x01(\r\x12\x0e\n\x06needed\x18\x03 \x01(\r\"\x81\x01\n\nSeekSeated\x12\x0f\n\x07seek_id\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\r\n\x05token\x18\x04 \x01(\t\x12%\n\x04game\x18\x05 \x01(\x0b\x32\x17.canasta.v1.GameSummary\x12\r\n\x05rated\x18\x06 \x01(\x08\"\xb4\x01\n\x16\x43reateChallengeRequest\x12\"\n\x05rules\x18\x01 \x01(\x0b\x32\x13.canasta.v1.RuleSet\x12-\n\x0ctime_control\x18\x02 \x01(\x0b\x32\x17.canasta.v1.TimeControl\x12\r\n\x05seats\x18\x03 \x03(\t\x12\x12\n\x05rated\x18\x04 \x01(\x08H\x00\x88\x01\x01\x12\x11\n\x04seed\x18\x05 \x01(\x04H\x01\x88\x01\x01\x42\x08\n\x06_ratedB\x07\n\x05_seed\"C\n\x17\x43reateChallengeResponse\x12(\n\tchallenge\x18\x01 \x01(\x0b\x32\x15.canasta.v1.Challenge\"L\n\rChallengeSeat\x12\x0e\n\x06player\x18\x01 \x01(\t\x12+\n\x06\x61nswer\x18\x02 \x01(\x0e\x32\x1b.canasta.v1.ChallengeAnswer\"\xb6\x02\n\tChallenge\x12\x14\n\x0c\x63hallenge_id\x18\x01 \x01(\t\x12\x12\n\nchallenger\x18\x02 \x01(\t\x12\"\n\x05rules\x18\x03 \x01(\x0b\x32\x13.canasta.v1.RuleSet\x12-\n\x0ctime_control\x18\x04 \x01(\x0b\x32\x17.canasta.v1.TimeControl\x12\r\n\x05rated\x18\x05 \x01(\x08\x12(\n\x05seats\x18\x06 \x03(\x0b\x32\x19.canasta.v1.ChallengeSeat\x12+\n\x06status\x18\x07 \x01(\x0e\x32\x1b.canasta.v1.ChallengeStatus\x12\x0f\n\x07game_id\x18\x08 \x01(\t\x12\x17\n\x0f\x65xpires_unix_ms\x18\t \x01(\x03\x12\x0c\n\x04note\x18\n \x01(\t\x12\x0e\n\x06seeded\x18\x0b \x01(\x08\">\n\x16\x41nswerChallengeRequest\x12\x14\n\x0c\x63hallenge_id\x18\x01 \x01(\t\x12\x0e\n\x06\x61\x63\x63\x65pt\x18\x02 \x01(\x08\"C\n\x17\x41nswerChallengeResponse\x12(\n\tchallenge\x18\x01 \x01(\x0b\x32\x15.canasta.v1.Challenge\".\n\x16\x43\x61ncelChallengeRequest\x12\x14\n\x0c\x63hallenge_id\x18\x01 \x01(\t\"C\n\x17\x43\x61ncelChallengeResponse\x12(\n\tchallenge\x18\x01 \x01(\x0b\x32\x15.canasta.v1.Challenge\"\'\n\x12WatchPlayerRequest\x12\x11\n\tafter_seq\x18\x01 \x01(\x04\"\x99\x01\n\x13WatchPlayerResponse\x12(\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x17.canasta.v1.PlayerEventH\x00\x12*\n\theartbeat\x18\x02 \x01(\x0b\x32\x15.canasta.v1.HeartbeatH\x00\x12$\n\x06lagged\x18\x03 \x01(\x0b\x32\x12.canasta.v1.LaggedH\x00\x42\x06\n\x04kind\"\xcf\x01\n\x0bPlayerEvent\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x0f\n\x07unix_ms\x18\x02 \x01(\x03\x12\x35\n\x0cgame_started\x18\x03 \x01(\x0b\x32\x1d.canasta.v1.PlayerGameStartedH\x00\x12\x37\n\rgame_finished\x18\x04 \x01(\x0b\x32\x1e.canasta.v1.PlayerGameFinishedH\x00\x12*\n\tchallenge\x18\x05 \x01(\x0b\x32\x15.canasta.v1.ChallengeH\x00\x42\x06\n\x04kind\"\xac\x01\n\x11PlayerGameStarted\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\r\n\x05token\x18\x03 \x01(\t\x12\x0f\n\x07players\x18\x04 \x03(\t\x12\r\n\x05rated\x18\x05 \x01(\x08\x12\x0f\n\x07seek_id\x18\x06 \x01(\t\x12\x14\n\x0c\x63hallenge_id\x18\x07 \x01(\t\x12\"\n\x05rules\x18\x08 \x01(\x0b\x32\x13.canasta.v1.RuleSet\"\x93\x01\n\x12PlayerGameFinished\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\'\n\x06result\x18\x03 \x01(\x0b\x32\x17.canasta.v1.MatchResult\x12\x0b\n\x03won\x18\x04 \x01(\x08\x12(\n\x06rating\x18\x05 \x01(\x0b\x32\x18.canasta.v1.RatingChange\"6\n\x10GetPlayerRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0crecent_games\x18\x02 \x01(\r\"\xae\x01\n\x11GetPlayerResponse\x12)\n\x06player\x18\x01 \x01(\x0b\x32\x19.canasta.v1.PlayerSummary\x12#\n\x07ratings\x18\x02 \x03(\x0b\x32\x12.canasta.v1.Rating\x12\r\n\x05games\x18\x03 \x01(\r\x12\x0c\n\x04wins\x18\x04 \x01(\r\x12,\n\x0crecent_games\x18\x05 \x03(\x0b\x32\x16.canasta.v1.PlayedGame\"\xda\x01\n\nPlayedGame\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\"\n\x05rules\x18\x02 \x01(\x0b\x32\x13.canasta.v1.RuleSet\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x0f\n\x07players\x18\x04 \x03(\t\x12\'\n\x06result\x18\x05 \x01(\x0b\x32\x17.canasta.v1.MatchResult\x12\x0b\n\x03won\x18\x06 \x01(\x08\x12(\n\x06rating\x18\x07 \x01(\x0b\x32\x18.canasta.v1.RatingChange\x12\x18\n\x10\x66inished_unix_ms\x18\x08 \x01(\x03\"h\n\x15GetLeaderboardRequest\x12(\n\x06\x66\x61mily\x18\x01 \x01(\x0b\x32\x18.canasta.v1.RatingFamily\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"o\n\x10LeaderboardEntry\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12)\n\x06player\x18\x02 \x01(\x0b\x32\x19.canasta.v1.PlayerSummary\x12\"\n\x06rating\x18\x03 \x01(\x0b\x32\x12.canasta.v1.Rating\"`\n\x16GetLeaderboardResponse\x12-\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1c.canasta.v1.LeaderboardEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*\xcc\x01\n\x0f\x43hallengeStatus\x12 \n\x1c\x43HALLENGE_STATUS_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x43HALLENGE_STATUS_PENDING\x10\x01\x12\x1c\n\x18\x43HALLENGE_STATUS_STARTED\x10\x02\x12\x1d\n\x19\x43HALLENGE_STATUS_DECLINED\x10\x03\x12\x1c\n\x18\x43HALLENGE_STATUS_EXPIRED\x10\x04\x12\x1e\n\x1a\x43HALLENGE_STATUS_CANCELLED\x10\x05*\x8f\x01\n\x0f\x43hallengeAnswer\x12 \n\x1c\x43HALLENGE_ANSWER_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x43HALLENGE_ANSWER_PENDING\x10\x01\x12\x1d\n\x19\x43HALLENGE_ANSWER_ACCEPTED\x10\x02\x12\x1d\n\x19\x43HALLENGE_ANSWER_DECLINED\x10\x03\x32\xad\x05\n\x0cLobbyService\x12W\n\x0eRegisterPlayer\x12!.canasta.v1.RegisterPlayerRequest\x1a\".canasta.v1.RegisterPlayerResponse\x12;\n\x04Seek\x12\x17.canasta.v1.SeekRequest\x1a\x18.canasta.v1.SeekResponse0\x01\x12Z\n\x0f\x43reateChallenge\x12\".canasta.v1.CreateChallengeRequest\x1a#.canasta.v1.CreateChallengeResponse\x12Z\n\x0f\x41nswerChallenge\x12\".canasta.v1.AnswerChallengeRequest\x1a#.canasta.v1.AnswerChallengeResponse\x12Z\n\x0f\x43\x61ncelChallenge\x12\".canasta.v1.CancelChallengeRequest\x1a#.canasta.v1.CancelChallengeResponse\x12P\n\x0bWatchPlayer\x12\x1e.canasta.v1.WatchPlayerRequest\x1a\x1f.canasta.v1.WatchPlayerResponse0\x01\x12H\n\tGetPlayer\x12\x1c.canasta.v1.GetPlayerRequest\x1a\x1d.canasta.v1.GetPlayerResponse\x12W\n\x0eGetLeaderboard\x12!.canasta.v1.GetLeaderboardRequest\x1a\".canasta.v1.GetLeaderboardResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'canasta.v1.lobby_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CHALLENGESTATUS']._serialized_start=3404
-  _globals['_CHALLENGESTATUS']._serialized_end=3608
-  _globals['_CHALLENGEANSWER']._serialized_start=3611
-  _globals['_CHALLENGEANSWER']._serialized_end=3754
+  _globals['_CHALLENGESTATUS']._serialized_start=3448
+  _globals['_CHALLENGESTATUS']._serialized_end=3652
+  _globals['_CHALLENGEANSWER']._serialized_start=3655
+  _globals['_CHALLENGEANSWER']._serialized_end=3798
   _globals['_REGISTERPLAYERREQUEST']._serialized_start=87
   _globals['_REGISTERPLAYERREQUEST']._serialized_end=124
   _globals['_REGISTERPLAYERRESPONSE']._serialized_start=126
@@ -58,43 +58,43 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SEEKSEATED']._serialized_start=920
   _globals['_SEEKSEATED']._serialized_end=1049
   _globals['_CREATECHALLENGEREQUEST']._serialized_start=1052
-  _globals['_CREATECHALLENGEREQUEST']._serialized_end=1204
-  _globals['_CREATECHALLENGERESPONSE']._serialized_start=1206
-  _globals['_CREATECHALLENGERESPONSE']._serialized_end=1273
-  _globals['_CHALLENGESEAT']._serialized_start=1275
-  _globals['_CHALLENGESEAT']._serialized_end=1351
-  _globals['_CHALLENGE']._serialized_start=1354
-  _globals['_CHALLENGE']._serialized_end=1648
-  _globals['_ANSWERCHALLENGEREQUEST']._serialized_start=1650
-  _globals['_ANSWERCHALLENGEREQUEST']._serialized_end=1712
-  _globals['_ANSWERCHALLENGERESPONSE']._serialized_start=1714
-  _globals['_ANSWERCHALLENGERESPONSE']._serialized_end=1781
-  _globals['_CANCELCHALLENGEREQUEST']._serialized_start=1783
-  _globals['_CANCELCHALLENGEREQUEST']._serialized_end=1829
-  _globals['_CANCELCHALLENGERESPONSE']._serialized_start=1831
-  _globals['_CANCELCHALLENGERESPONSE']._serialized_end=1898
-  _globals['_WATCHPLAYERREQUEST']._serialized_start=1900
-  _globals['_WATCHPLAYERREQUEST']._serialized_end=1939
-  _globals['_WATCHPLAYERRESPONSE']._serialized_start=1942
-  _globals['_WATCHPLAYERRESPONSE']._serialized_end=2095
-  _globals['_PLAYEREVENT']._serialized_start=2098
-  _globals['_PLAYEREVENT']._serialized_end=2305
-  _globals['_PLAYERGAMESTARTED']._serialized_start=2308
-  _globals['_PLAYERGAMESTARTED']._serialized_end=2480
-  _globals['_PLAYERGAMEFINISHED']._serialized_start=2483
-  _globals['_PLAYERGAMEFINISHED']._serialized_end=2630
-  _globals['_GETPLAYERREQUEST']._serialized_start=2632
-  _globals['_GETPLAYERREQUEST']._serialized_end=2686
-  _globals['_GETPLAYERRESPONSE']._serialized_start=2689
-  _globals['_GETPLAYERRESPONSE']._serialized_end=2863
-  _globals['_PLAYEDGAME']._serialized_start=2866
-  _globals['_PLAYEDGAME']._serialized_end=3084
-  _globals['_GETLEADERBOARDREQUEST']._serialized_start=3086
-  _globals['_GETLEADERBOARDREQUEST']._serialized_end=3190
-  _globals['_LEADERBOARDENTRY']._serialized_start=3192
-  _globals['_LEADERBOARDENTRY']._serialized_end=3303
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=3305
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=3401
-  _globals['_LOBBYSERVICE']._serialized_start=3757
-  _globals['_LOBBYSERVICE']._serialized_end=4442
+  _globals['_CREATECHALLENGEREQUEST']._serialized_end=1232
+  _globals['_CREATECHALLENGERESPONSE']._serialized_start=1234
+  _globals['_CREATECHALLENGERESPONSE']._serialized_end=1301
+  _globals['_CHALLENGESEAT']._serialized_start=1303
+  _globals['_CHALLENGESEAT']._serialized_end=1379
+  _globals['_CHALLENGE']._serialized_start=1382
+  _globals['_CHALLENGE']._serialized_end=1692
+  _globals['_ANSWERCHALLENGEREQUEST']._serialized_start=1694
+  _globals['_ANSWERCHALLENGEREQUEST']._serialized_end=1756
+  _globals['_ANSWERCHALLENGERESPONSE']._serialized_start=1758
+  _globals['_ANSWERCHALLENGERESPONSE']._serialized_end=1825
+  _globals['_CANCELCHALLENGEREQUEST']._serialized_start=1827
+  _globals['_CANCELCHALLENGEREQUEST']._serialized_end=1873
+  _globals['_CANCELCHALLENGERESPONSE']._serialized_start=1875
+  _globals['_CANCELCHALLENGERESPONSE']._serialized_end=1942
+  _globals['_WATCHPLAYERREQUEST']._serialized_start=1944
+  _globals['_WATCHPLAYERREQUEST']._serialized_end=1983
+  _globals['_WATCHPLAYERRESPONSE']._serialized_start=1986
+  _globals['_WATCHPLAYERRESPONSE']._serialized_end=2139
+  _globals['_PLAYEREVENT']._serialized_start=2142
+  _globals['_PLAYEREVENT']._serialized_end=2349
+  _globals['_PLAYERGAMESTARTED']._serialized_start=2352
+  _globals['_PLAYERGAMESTARTED']._serialized_end=2524
+  _globals['_PLAYERGAMEFINISHED']._serialized_start=2527
+  _globals['_PLAYERGAMEFINISHED']._serialized_end=2674
+  _globals['_GETPLAYERREQUEST']._serialized_start=2676
+  _globals['_GETPLAYERREQUEST']._serialized_end=2730
+  _globals['_GETPLAYERRESPONSE']._serialized_start=2733
+  _globals['_GETPLAYERRESPONSE']._serialized_end=2907
+  _globals['_PLAYEDGAME']._serialized_start=2910
+  _globals['_PLAYEDGAME']._serialized_end=3128
+  _globals['_GETLEADERBOARDREQUEST']._serialized_start=3130
+  _globals['_GETLEADERBOARDREQUEST']._serialized_end=3234
+  _globals['_LEADERBOARDENTRY']._serialized_start=3236
+  _globals['_LEADERBOARDENTRY']._serialized_end=3347
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=3349
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=3445
+  _globals['_LOBBYSERVICE']._serialized_start=3801
+  _globals['_LOBBYSERVICE']._serialized_end=4486
 # @@protoc_insertion_point(module_scope)

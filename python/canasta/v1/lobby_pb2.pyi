@@ -140,16 +140,18 @@ class SeekSeated(_message.Message):
     def __init__(self, seek_id: _Optional[str] = ..., game_id: _Optional[str] = ..., seat: _Optional[int] = ..., token: _Optional[str] = ..., game: _Optional[_Union[_game_pb2.GameSummary, _Mapping]] = ..., rated: _Optional[bool] = ...) -> None: ...
 
 class CreateChallengeRequest(_message.Message):
-    __slots__ = ("rules", "time_control", "seats", "rated")
+    __slots__ = ("rules", "time_control", "seats", "rated", "seed")
     RULES_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     RATED_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
     rules: _game_pb2.RuleSet
     time_control: _game_pb2.TimeControl
     seats: _containers.RepeatedScalarFieldContainer[str]
     rated: bool
-    def __init__(self, rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., time_control: _Optional[_Union[_game_pb2.TimeControl, _Mapping]] = ..., seats: _Optional[_Iterable[str]] = ..., rated: _Optional[bool] = ...) -> None: ...
+    seed: int
+    def __init__(self, rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., time_control: _Optional[_Union[_game_pb2.TimeControl, _Mapping]] = ..., seats: _Optional[_Iterable[str]] = ..., rated: _Optional[bool] = ..., seed: _Optional[int] = ...) -> None: ...
 
 class CreateChallengeResponse(_message.Message):
     __slots__ = ("challenge",)
@@ -166,7 +168,7 @@ class ChallengeSeat(_message.Message):
     def __init__(self, player: _Optional[str] = ..., answer: _Optional[_Union[ChallengeAnswer, str]] = ...) -> None: ...
 
 class Challenge(_message.Message):
-    __slots__ = ("challenge_id", "challenger", "rules", "time_control", "rated", "seats", "status", "game_id", "expires_unix_ms", "note")
+    __slots__ = ("challenge_id", "challenger", "rules", "time_control", "rated", "seats", "status", "game_id", "expires_unix_ms", "note", "seeded")
     CHALLENGE_ID_FIELD_NUMBER: _ClassVar[int]
     CHALLENGER_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
@@ -177,6 +179,7 @@ class Challenge(_message.Message):
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     EXPIRES_UNIX_MS_FIELD_NUMBER: _ClassVar[int]
     NOTE_FIELD_NUMBER: _ClassVar[int]
+    SEEDED_FIELD_NUMBER: _ClassVar[int]
     challenge_id: str
     challenger: str
     rules: _game_pb2.RuleSet
@@ -187,7 +190,8 @@ class Challenge(_message.Message):
     game_id: str
     expires_unix_ms: int
     note: str
-    def __init__(self, challenge_id: _Optional[str] = ..., challenger: _Optional[str] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., time_control: _Optional[_Union[_game_pb2.TimeControl, _Mapping]] = ..., rated: _Optional[bool] = ..., seats: _Optional[_Iterable[_Union[ChallengeSeat, _Mapping]]] = ..., status: _Optional[_Union[ChallengeStatus, str]] = ..., game_id: _Optional[str] = ..., expires_unix_ms: _Optional[int] = ..., note: _Optional[str] = ...) -> None: ...
+    seeded: bool
+    def __init__(self, challenge_id: _Optional[str] = ..., challenger: _Optional[str] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., time_control: _Optional[_Union[_game_pb2.TimeControl, _Mapping]] = ..., rated: _Optional[bool] = ..., seats: _Optional[_Iterable[_Union[ChallengeSeat, _Mapping]]] = ..., status: _Optional[_Union[ChallengeStatus, str]] = ..., game_id: _Optional[str] = ..., expires_unix_ms: _Optional[int] = ..., note: _Optional[str] = ..., seeded: _Optional[bool] = ...) -> None: ...
 
 class AnswerChallengeRequest(_message.Message):
     __slots__ = ("challenge_id", "accept")

@@ -78,12 +78,23 @@ impl Lobby {
         player: PlayerId,
         r: v1::CreateChallengeRequest,
     ) -> Result<v1::CreateChallengeResponse, ApiError> {
-        let spec = GameSpec::check(
+        let mut spec = GameSpec::check(
             r.rules.as_ref(),
             r.time_control.as_ref(),
             r.rated,
             &self.config,
         )?;
+        if r.seed.is_some() && spec.rated {
+            // Whoever knows the seed knows every card of the game: its result says nothing of
+            // the players' skill.
+            return Err(ApiError::invalid(
+                Reason::RatedSeed,
+                "seed",
+                "a seeded game is never rated (whoever knows the seed knows every card): set \
+                 rated to false, or drop the seed",
+            ));
+        }
+        spec.seed = r.seed;
         let seats = spec.layout.seats();
         let bad = |message: String| ApiError::invalid(Reason::BadSeats, "seats", message);
         if r.seats.len() != seats {
@@ -158,6 +169,7 @@ impl Lobby {
             game_id: String::new(),
             expires_unix_ms: now_ms().saturating_add(timeout.as_millis() as i64),
             note: String::new(),
+            seeded: spec.seed.is_some(),
         };
         // The challenger's own wait counts from now; an invited player's only once it accepts
         // (an invitation nobody answered must not use up its player's games).

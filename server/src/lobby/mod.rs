@@ -76,6 +76,8 @@ pub struct GameSpec {
     pub rated: bool,
     /// Who sits on which side.
     pub layout: Layout,
+    /// The seed of the game's deals, if its maker chose one (a challenge's; never rated).
+    pub seed: Option<u64>,
 }
 
 impl GameSpec {
@@ -116,6 +118,7 @@ impl GameSpec {
             time_control: time_control.copied(),
             rated,
             layout: Layout { sides },
+            seed: None,
         })
     }
 
@@ -1041,6 +1044,7 @@ impl Lobby {
             .registry
             .create(v1::CreateGameRequest {
                 rules: Some(spec.rules.clone()),
+                seed: spec.seed,
                 time_control: spec.time_control,
                 bots: bots.clone(),
                 ..Default::default()
