@@ -326,6 +326,16 @@ pub struct TournamentArgs {
     /// Play unrated games (rated by default; a rated game plays its preset's own rules).
     #[arg(long)]
     pub unrated: bool,
+    /// Duplicate: play every game of the round robin once per side on one seed, the sides
+    /// moved round the seats each time (twice with two sides, three times with three), as
+    /// `canasta match --duplicate` does, to cancel the luck of the cards. Whoever knows a seed
+    /// knows every card, so these games are unrated.
+    #[arg(long)]
+    pub duplicate: bool,
+    /// The first seed of --duplicate: the round robin's game i is dealt with seed + i (a
+    /// random first seed if unset; the first progress line prints it).
+    #[arg(long, requires = "duplicate")]
+    pub seed: Option<u64>,
     /// How many times each table is played: every group of players, in every way of forming
     /// its sides, each seat order in turn.
     #[arg(long, default_value_t = 1, value_parser = positive::<u32>)]
@@ -957,7 +967,8 @@ pub fn check(cli: &Cli) -> Result<(), (&'static str, String)> {
         }
         Command::Tournament(a) => {
             rules_of(&a.rules).map_err(|e| ("tournament", e))?;
-            if !a.unrated && !a.rules.options.is_empty() {
+            // A duplicate event is unrated anyway (its games are seeded).
+            if !a.unrated && !a.duplicate && !a.rules.options.is_empty() {
                 return Err((
                     "tournament",
                     "a rated game plays its preset's own rules: drop --option, or play unrated games with --unrated".into(),

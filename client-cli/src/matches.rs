@@ -95,21 +95,7 @@ impl Plan {
     /// The bot of each seat with the bots moved `rotation` sides on: side `i` gets the bots of
     /// side `i + rotation`, member by member (a shorter side's members in turn).
     fn bots_for(&self, rules: &Rules, rotation: u32) -> Vec<String> {
-        let table = Table::new(rules);
-        let sides = table.sides() as u32;
-        table
-            .seats()
-            .map(|seat| {
-                let side = table.side_of(seat);
-                let member = table
-                    .members(side)
-                    .position(|m| m == seat)
-                    .expect("a seat is a member of its side");
-                let from = canasta_engine::Side(((side.0 as u32 + rotation) % sides) as u8);
-                let others: Vec<Seat> = table.members(from).collect();
-                self.seat_bots[others[member % others.len()].index()].clone()
-            })
-            .collect()
+        rotate_sides(&Table::new(rules), &self.seat_bots, rotation)
     }
 
     /// The name of each side's player: its bots. The summary keeps one record per name, so
@@ -136,6 +122,27 @@ impl Plan {
         }
         names
     }
+}
+
+/// Who sits where once the sides are moved `rotation` sides on, for a duplicate set: side `i`
+/// gets the occupants of side `i + rotation`, member by member (a shorter side's members in
+/// turn), so that the same seat (and the same cards, on the same seed) goes to each side in
+/// turn. `seats` holds each seat's occupant in the first orientation.
+pub fn rotate_sides<T: Clone>(table: &Table, seats: &[T], rotation: u32) -> Vec<T> {
+    let sides = table.sides() as u32;
+    table
+        .seats()
+        .map(|seat| {
+            let side = table.side_of(seat);
+            let member = table
+                .members(side)
+                .position(|m| m == seat)
+                .expect("a seat is a member of its side");
+            let from = canasta_engine::Side(((side.0 as u32 + rotation) % sides) as u8);
+            let others: Vec<Seat> = table.members(from).collect();
+            seats[others[member % others.len()].index()].clone()
+        })
+        .collect()
 }
 
 /// How a match went, before it becomes an [`Outcome`].

@@ -7,6 +7,12 @@
 //! bots play the games (`canasta bot --seek` or `--accept-challenges` follow their players'
 //! games). It prints each game as it ends, then the standings with 95% confidence intervals
 //! (the statistics of `canasta match`) and each player's rating before and after.
+//!
+//! `--duplicate` plays each game of the round robin once per side on one seed (a seeded
+//! challenge), the sides moved round the seats each time as `canasta match --duplicate` moves
+//! its bots ([`rotate_sides`]): each side gets the same cards in turn, and the standings'
+//! margins are taken over these duplicate sets, where the luck of the cards cancels out. A
+//! seeded game is never rated, so neither is a duplicate event.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
@@ -25,7 +31,7 @@ use tokio::time::Instant;
 
 use crate::cli::TournamentArgs;
 use crate::lobby::{end_name, time_control};
-use crate::matches::{mean_95, wilson};
+use crate::matches::{mean_95, rotate_sides, wilson};
 use crate::players::{self, Key, Lobby, rating_json, table};
 use crate::remote::{RemoteError, limited};
 
@@ -116,6 +122,56 @@ fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
     out
 }
 
+/// A duplicate game's place in its set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// The set: the round robin's game it plays.
+    pub set: usize,
+    /// The seed of every game of the set.
+    pub seed: u64,
+    /// How far the sides were moved round the seats (0 to the number of sides - 1).
+    pub rotation: u32,
+}
+
+/// A game to play: the entrants in seat order and, in duplicate mode, its place in its set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Planned {
+    /// The entrants (by index) in seat order.
+    pub seats: Seating,
+    /// The duplicate set, seed and rotation; none outside duplicate mode.
+    pub slot: Option<Slot>,
+}
+
+/// The games of an event: the round robin's games as they are, or, with a first seed (duplicate
+/// mode), each once per side on seed `first_seed + i` (its set `i`), the sides moved round the
+/// seats one place more each time.
+pub fn plan(schedule: &[Seating], table: &Table, first_seed: Option<u64>) -> Vec<Planned> {
+    let Some(first) = first_seed else {
+        return schedule
+            .iter()
+            .map(|seats| Planned {
+                seats: seats.clone(),
+                slot: None,
+            })
+            .collect();
+    };
+    let sides = u32::from(table.sides());
+    schedule
+        .iter()
+        .enumerate()
+        .flat_map(|(set, seats)| {
+            (0..sides).map(move |rotation| Planned {
+                seats: rotate_sides(table, seats, rotation),
+                slot: Some(Slot {
+                    set,
+                    seed: first.wrapping_add(set as u64),
+                    rotation,
+                }),
+            })
+        })
+        .collect()
+}
+
 /// One game's line (`--jsonl`); its fields are documented in docs/cli.md.
 #[derive(Debug, Serialize)]
 pub struct GameLine {
@@ -141,6 +197,15 @@ pub struct GameLine {
     pub seconds: f64,
     /// Why the game was not played, if it was not.
     pub error: Option<String>,
+    /// Duplicate mode: the game's set (the round robin's game it plays).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub set: Option<usize>,
+    /// Duplicate mode: the seed of the game (and of every game of its set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Duplicate mode: how far the sides were moved round the seats (0 to sides - 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotation: Option<u32>,
 }
 
 /// A player's line of the standings.
@@ -156,10 +221,16 @@ pub struct Standing {
     pub win_rate: f64,
     /// Its 95% confidence interval (Wilson).
     pub win_rate_95: (f64, f64),
-    /// The player's side's score minus the best other side's, on average.
+    /// The player's side's score minus the best other side's, on average (in duplicate mode,
+    /// the mean over the complete sets of the player's mean margin in each set).
     pub average_margin: f64,
-    /// Its 95% confidence interval (normal approximation over the games).
+    /// Its 95% confidence interval (normal approximation over the games; in duplicate mode
+    /// over the complete sets).
     pub average_margin_95: (f64, f64),
+    /// Duplicate mode: the complete sets (every game of the set played) the margin is taken
+    /// over.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sets: Option<u64>,
     /// The rating in the family before the tournament (none before a first rated game).
     pub rating_before: Option<Value>,
     /// And after it.
@@ -179,14 +250,32 @@ pub struct Summary {
     pub seconds: f64,
     /// Whether the games were rated.
     pub rated: bool,
-    /// The players, best first (win rate, then margin).
+    /// Duplicate mode: the sets and their seeds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duplicate: Option<Duplicate>,
+    /// The players, best first (win rate, then margin; in duplicate mode margin, then win
+    /// rate).
     pub standings: Vec<Standing>,
+}
+
+/// A duplicate event's sets.
+#[derive(Debug, Serialize)]
+pub struct Duplicate {
+    /// The seed of the first set (set i is dealt with first_seed + i).
+    pub first_seed: u64,
+    /// Sets scheduled.
+    pub sets: usize,
+    /// Games in a set (one per side).
+    pub games_per_set: usize,
+    /// Sets whose every game was played to the end.
+    pub complete_sets: usize,
 }
 
 /// A game in flight.
 struct Job {
     index: usize,
     seats: Seating,
+    slot: Option<Slot>,
     game_id: Option<String>,
     started: Instant,
     /// When to give up waiting for the players' answers.
@@ -232,14 +321,23 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
             return Err(anyhow!("{} is named twice: give each player once", e.name));
         }
     }
-    let schedule = schedule(entrants.len(), &seats_table, args.rounds);
-    if schedule.len() > MAX_GAMES {
+    let round_robin = schedule(entrants.len(), &seats_table, args.rounds);
+    // A seed picked here is printed, so that the event can be played again on the same deals.
+    let first_seed = args.duplicate.then(|| {
+        args.seed
+            .unwrap_or_else(|| u64::from(rand::random::<u32>()))
+    });
+    let schedule = plan(&round_robin, &seats_table, first_seed);
+    if round_robin.len() > MAX_GAMES || schedule.len() > MAX_GAMES {
         return Err(anyhow!(
             "the round robin would schedule more than {MAX_GAMES} games: give fewer players or rounds"
         ));
     }
+    // Whoever knows a seed knows every card: a duplicate event's games are never rated.
+    let rated = !args.unrated && !args.duplicate;
     if let Some(t) = schedule
         .iter()
+        .map(|p| &p.seats)
         .find(|t| t.iter().all(|&i| entrants[i].key.is_none()))
     {
         return Err(anyhow!(
@@ -283,20 +381,30 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
     let progress = !args.quiet;
     if progress {
         eprintln!(
-            "{} games among {} players ({}, {} players{})",
+            "{} games among {} players ({}, {} players{}){}",
             schedule.len(),
             entrants.len(),
             args.rules.preset,
             args.rules.players,
-            if args.unrated { ", unrated" } else { ", rated" }
+            if rated { ", rated" } else { ", unrated" },
+            match first_seed {
+                Some(first) => format!(
+                    "; duplicate: {} sets of {} games on seeds {first} to {} (replay with --seed {first}), unrated since a seeded game never is",
+                    round_robin.len(),
+                    seats_table.sides(),
+                    first.wrapping_add(round_robin.len().saturating_sub(1) as u64)
+                ),
+                None => String::new(),
+            }
         );
     }
     let started = Instant::now();
-    let request_of = |seats: &Seating| v1::CreateChallengeRequest {
+    let request_of = |game: &Planned| v1::CreateChallengeRequest {
         rules: Some(rules_to_wire(&spec)),
         time_control: time_control(args.move_budget, args.timeout_policy),
-        seats: names_of(&entrants, seats),
-        rated: Some(!args.unrated),
+        seats: names_of(&entrants, &game.seats),
+        rated: Some(rated),
+        seed: game.slot.map(|s| s.seed),
     };
     let accept_within = Duration::from_millis(args.accept_within);
     let mut jobs: HashMap<String, Job> = HashMap::new();
@@ -305,13 +413,13 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
     let mut next = 0;
     loop {
         while jobs.len() < args.parallel && next < schedule.len() {
-            let seats = schedule[next].clone();
+            let seats = schedule[next].seats.clone();
             let challenger = *seats
                 .iter()
                 .find(|&&i| entrants[i].key.is_some())
                 .expect("checked: every game has a held player");
             let key = entrants[challenger].key.as_ref().expect("held");
-            let request = request_of(&seats);
+            let request = request_of(&schedule[next]);
             let made = limited!(lobby.create_challenge(key.authed(request.clone())).await)
                 .map_err(|s| key.refused(&s).context("the server refused a challenge"))?
                 .into_inner()
@@ -320,6 +428,7 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
             let mut job = Job {
                 index: next,
                 seats: seats.clone(),
+                slot: schedule[next].slot,
                 game_id: None,
                 started: Instant::now(),
                 deadline: Instant::now() + accept_within,
@@ -457,6 +566,9 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
                     end: end_name(result.end),
                     seconds: job.started.elapsed().as_secs_f64(),
                     error: None,
+                    set: job.slot.map(|s| s.set),
+                    seed: job.slot.map(|s| s.seed),
+                    rotation: job.slot.map(|s| s.rotation),
                 };
                 record(line, &mut done, &mut lines, progress, schedule.len())?;
             }
@@ -467,13 +579,20 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
     for e in &entrants {
         after.push(rating_of(&mut lobby, &e.name, &family, &addr).await?);
     }
+    let duplicate = first_seed.map(|first_seed| Duplicate {
+        first_seed,
+        sets: round_robin.len(),
+        games_per_set: usize::from(seats_table.sides()),
+        complete_sets: 0,
+    });
     let summary = summarize(
         &entrants,
         &done,
         &before,
         &after,
         started.elapsed().as_secs_f64(),
-        !args.unrated,
+        rated,
+        duplicate,
     );
     match (args.json, lines_to_stdout) {
         (true, true) => println!("{}", serde_json::to_string(&summary)?),
@@ -528,6 +647,9 @@ fn failed(entrants: &[Entrant], challenge_id: &str, job: &Job, why: String) -> G
         end: None,
         seconds: job.started.elapsed().as_secs_f64(),
         error: Some(why),
+        set: job.slot.map(|s| s.set),
+        seed: job.slot.map(|s| s.seed),
+        rotation: job.slot.map(|s| s.rotation),
     }
 }
 
@@ -563,8 +685,12 @@ fn record(
                 line.end.clone().unwrap_or_default()
             ),
         };
+        let seed = match (line.seed, line.rotation) {
+            (Some(seed), Some(rotation)) => format!("; seed {seed}, rotation {rotation}"),
+            _ => String::new(),
+        };
         eprintln!(
-            "game {}/{total} ({}): {what}",
+            "game {}/{total} ({}{seed}): {what}",
             done.len() + 1,
             line.seats.join(", ")
         );
@@ -605,10 +731,16 @@ fn summarize(
     after: &[Option<v1::Rating>],
     seconds: f64,
     rated: bool,
+    mut duplicate: Option<Duplicate>,
 ) -> Summary {
     let mut margins: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     let mut wins: BTreeMap<&str, u64> = BTreeMap::new();
+    // Duplicate mode: per set, the games played to the end, and each player's margins in them.
+    let mut sets: BTreeMap<usize, (usize, BTreeMap<&str, Vec<f64>>)> = BTreeMap::new();
     for g in games.iter().filter(|g| g.error.is_none()) {
+        if let Some(set) = g.set {
+            sets.entry(set).or_default().0 += 1;
+        }
         for (side, members) in g.sides.iter().enumerate() {
             let own = g.totals.get(side).copied().unwrap_or(0);
             let best_other = g
@@ -624,11 +756,31 @@ fn summarize(
                     .entry(m)
                     .or_default()
                     .push(f64::from(own - best_other));
+                if let Some(set) = g.set {
+                    sets.entry(set)
+                        .or_default()
+                        .1
+                        .entry(m)
+                        .or_default()
+                        .push(f64::from(own - best_other));
+                }
                 if g.winner_side == Some(side as u32) {
                     *wins.entry(m).or_default() += 1;
                 }
             }
         }
+    }
+    // Only a set whose every game was played cancels the luck of its cards.
+    let complete: Vec<&BTreeMap<&str, Vec<f64>>> = match &duplicate {
+        Some(d) => sets
+            .values()
+            .filter(|(played, _)| *played == d.games_per_set)
+            .map(|(_, m)| m)
+            .collect(),
+        None => Vec::new(),
+    };
+    if let Some(d) = &mut duplicate {
+        d.complete_sets = complete.len();
     }
     let mut standings: Vec<Standing> = entrants
         .iter()
@@ -637,7 +789,18 @@ fn summarize(
             let m = margins.get(e.name.as_str()).cloned().unwrap_or_default();
             let played = m.len() as u64;
             let w = wins.get(e.name.as_str()).copied().unwrap_or(0);
-            let (average_margin, average_margin_95) = mean_95(&m);
+            let (per_set, sets) = if duplicate.is_some() {
+                let per_set: Vec<f64> = complete
+                    .iter()
+                    .filter_map(|set| set.get(e.name.as_str()))
+                    .map(|m| m.iter().sum::<f64>() / m.len() as f64)
+                    .collect();
+                let n = per_set.len() as u64;
+                (per_set, Some(n))
+            } else {
+                (m, None)
+            };
+            let (average_margin, average_margin_95) = mean_95(&per_set);
             Standing {
                 name: e.name.clone(),
                 played,
@@ -646,16 +809,26 @@ fn summarize(
                 win_rate_95: wilson(w, played),
                 average_margin,
                 average_margin_95,
+                sets,
                 rating_before: before[i].as_ref().map(rating_json),
                 rating_after: after[i].as_ref().map(rating_json),
             }
         })
         .collect();
-    standings.sort_by(|a, b| {
-        b.win_rate
-            .total_cmp(&a.win_rate)
-            .then(b.average_margin.total_cmp(&a.average_margin))
-    });
+    // A duplicate event ranks by the margin, whose luck of the cards it cancels.
+    if duplicate.is_some() {
+        standings.sort_by(|a, b| {
+            b.average_margin
+                .total_cmp(&a.average_margin)
+                .then(b.win_rate.total_cmp(&a.win_rate))
+        });
+    } else {
+        standings.sort_by(|a, b| {
+            b.win_rate
+                .total_cmp(&a.win_rate)
+                .then(b.average_margin.total_cmp(&a.average_margin))
+        });
+    }
     let finished = games.iter().filter(|g| g.error.is_none()).count();
     Summary {
         games: games.len(),
@@ -663,6 +836,7 @@ fn summarize(
         failed: games.len() - finished,
         seconds,
         rated,
+        duplicate,
         standings,
     }
 }
@@ -679,6 +853,24 @@ fn standings_text(s: &Summary) -> String {
         },
         s.seconds
     );
+    if let Some(d) = &s.duplicate {
+        out += &format!(
+            "duplicate: {} of {} sets complete, {} games each on one seed (seeds {} to {}), the \
+             sides moved round the seats; margins are per set\n",
+            d.complete_sets,
+            d.sets,
+            d.games_per_set,
+            d.first_seed,
+            d.first_seed.wrapping_add(d.sets.saturating_sub(1) as u64)
+        );
+    }
+    if !s.rated {
+        out += if s.duplicate.is_some() {
+            "unrated: a seeded game is never rated, so no rating changed\n"
+        } else {
+            "unrated: no rating changed\n"
+        };
+    }
     let rating = |r: &Option<Value>| match r {
         Some(v) => format!("{:.2}", v["display"].as_f64().unwrap_or(0.0)),
         None => "new".into(),
@@ -789,6 +981,120 @@ mod tests {
         let games = schedule(6, &t, 1);
         let expected = if t.sides() == 2 { 10 } else { 15 };
         assert_eq!(games.len(), expected, "{} sides", t.sides());
+    }
+
+    // Duplicate mode: every game of the round robin becomes a set of one game per side on one
+    // seed (consecutive seeds from the first), each seat's cards going to each side in turn:
+    // the sides swap with two of them, and go round with three.
+    #[test]
+    fn a_duplicate_plan_plays_each_game_once_per_side_on_one_seed() {
+        let t = table_of(4);
+        let games = schedule(4, &t, 1);
+        let planned = plan(&games, &t, Some(41));
+        assert_eq!(planned.len(), 6);
+        for (set, pair) in planned.chunks(2).enumerate() {
+            let seeds: Vec<u64> = pair.iter().map(|p| p.slot.unwrap().seed).collect();
+            assert_eq!(seeds, vec![41 + set as u64; 2]);
+            assert_eq!(
+                pair[0].seats, games[set],
+                "rotation 0 is the game as scheduled"
+            );
+            // Seats 0 and 2 (side 0) now hold side 1's players, member by member.
+            let s = &games[set];
+            assert_eq!(pair[1].seats, vec![s[1], s[0], s[3], s[2]]);
+            assert_eq!(sides(&t, &pair[0].seats), sides(&t, &pair[1].seats));
+        }
+        let t3 = table_of(3);
+        let three = plan(&schedule(3, &t3, 1), &t3, Some(7));
+        let seatings: Vec<&Seating> = three.iter().map(|p| &p.seats).collect();
+        assert_eq!(seatings, [&vec![0, 1, 2], &vec![1, 2, 0], &vec![2, 0, 1]]);
+        assert!(three.iter().all(|p| p.slot.unwrap().seed == 7));
+        // Without a seed: the round robin as it is, unseeded.
+        let plain = plan(&games, &t, None);
+        assert!(plain.iter().all(|p| p.slot.is_none()));
+        assert_eq!(plain.len(), 3);
+    }
+
+    fn line(set: usize, rotation: u32, sides: [[&str; 1]; 2], totals: [i32; 2]) -> GameLine {
+        let sides: Vec<Vec<String>> = sides
+            .iter()
+            .map(|s| s.iter().map(|n| n.to_string()).collect())
+            .collect();
+        let winner_side = if totals[0] > totals[1] { 0 } else { 1 };
+        GameLine {
+            index: set * 2 + rotation as usize,
+            challenge_id: String::new(),
+            game_id: Some(String::new()),
+            seats: sides.iter().flatten().cloned().collect(),
+            winners: sides[winner_side].clone(),
+            sides,
+            winner_side: Some(winner_side as u32),
+            totals: totals.to_vec(),
+            end: Some("target".into()),
+            seconds: 1.0,
+            error: None,
+            set: Some(set),
+            seed: Some(9 + set as u64),
+            rotation: Some(rotation),
+        }
+    }
+
+    // The duplicate standings take each player's margin per complete set (its mean over the
+    // set's games), so the luck of the cards cancels: a set with a game not played counts in
+    // the games and wins, not in the margin. The text says the event was unrated and why.
+    #[test]
+    fn duplicate_standings_take_margins_over_complete_sets() {
+        let entrants: Vec<Entrant> = ["ann", "bob"]
+            .iter()
+            .map(|n| Entrant {
+                name: n.to_string(),
+                key: None,
+            })
+            .collect();
+        let mut unplayed = line(2, 1, [["bob"], ["ann"]], [0, 0]);
+        unplayed.error = Some("declined by bob".into());
+        let games = vec![
+            // Set 0: ann wins by 300 with the good cards, loses by 100 with the bad: +100.
+            line(0, 0, [["ann"], ["bob"]], [500, 200]),
+            line(0, 1, [["bob"], ["ann"]], [400, 300]),
+            // Set 1: +200 and +0 for ann: +100.
+            line(1, 0, [["ann"], ["bob"]], [600, 400]),
+            line(1, 1, [["bob"], ["ann"]], [350, 350]),
+            // Set 2: one game only, a huge margin that must not count.
+            line(2, 0, [["ann"], ["bob"]], [5000, 0]),
+            unplayed,
+        ];
+        let duplicate = Duplicate {
+            first_seed: 9,
+            sets: 3,
+            games_per_set: 2,
+            complete_sets: 0,
+        };
+        let s = summarize(
+            &entrants,
+            &games,
+            &[None, None],
+            &[None, None],
+            1.0,
+            false,
+            Some(duplicate),
+        );
+        let d = s.duplicate.as_ref().unwrap();
+        assert_eq!((d.sets, d.complete_sets), (3, 2));
+        assert_eq!((s.finished, s.failed), (5, 1));
+        let ann = &s.standings[0];
+        assert_eq!(ann.name, "ann");
+        assert_eq!((ann.played, ann.sets), (5, Some(2)));
+        assert_eq!(ann.average_margin, 100.0);
+        assert_eq!(ann.average_margin_95, (100.0, 100.0), "the two sets agree");
+        assert_eq!(s.standings[1].average_margin, -100.0);
+        let text = standings_text(&s);
+        assert!(text.contains("duplicate: 2 of 3 sets complete"), "{text}");
+        assert!(text.contains("seeds 9 to 11"), "{text}");
+        assert!(
+            text.contains("unrated: a seeded game is never rated"),
+            "{text}"
+        );
     }
 
     #[test]

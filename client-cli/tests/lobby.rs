@@ -513,6 +513,169 @@ fn a_tournament_among_four_players_then_their_leaderboard_and_records() {
     assert!(text.contains(" -> "), "rating changes: {text}");
 }
 
+// `tournament --duplicate` among four players whose bots accept challenges: each of the round
+// robin's three four-player games is a set of two games on one seed (from --seed on), the sides
+// swapped; the finished games' records give each set's seed, and their first deals (replayed
+// by the server) give every seat the same hand in both games of a set, the other side's
+// players now holding it. The games are unrated, the standings say so, and the lines name the
+// set, seed and rotation.
+#[test]
+fn a_duplicate_tournament_plays_each_game_on_one_seed_with_the_sides_swapped() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let dir = temp("duplicate");
+    let names = ["north", "east", "south", "west"];
+    let files: Vec<PathBuf> = names
+        .iter()
+        .map(|n| register(&addr, dir.path(), n))
+        .collect();
+    let bots: Vec<Child> = files
+        .iter()
+        .map(|f| {
+            spawn(&[
+                "bot",
+                "--accept-challenges",
+                "--server",
+                &addr,
+                "--games",
+                "6",
+                "--concurrent",
+                "3",
+                "--key-file",
+                f.to_str().unwrap(),
+            ])
+        })
+        .collect();
+    let jsonl = dir.path().join("games.jsonl");
+    let mut args = vec![
+        "tournament",
+        "--server",
+        &addr,
+        "--players",
+        "4",
+        "--option",
+        "target_score=300",
+        "--duplicate",
+        "--seed",
+        "41",
+        "--parallel",
+        "3",
+        "--json",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+    ];
+    for f in &files {
+        args.extend(["--key-file", f.to_str().unwrap()]);
+    }
+    let o = finish(spawn(&args), "the duplicate tournament");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("seeds 41 to 43"),
+        "the seeds are announced: {}",
+        stderr(&o)
+    );
+    for (i, b) in bots.into_iter().enumerate() {
+        let o = finish(b, names[i]);
+        assert!(o.status.success(), "{}: {}", names[i], stderr(&o));
+    }
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        (&summary["games"], &summary["finished"], &summary["rated"]),
+        (&6.into(), &6.into(), &false.into()),
+        "{summary}"
+    );
+    assert_eq!(
+        summary["duplicate"],
+        serde_json::json!({"first_seed": 41, "sets": 3, "games_per_set": 2, "complete_sets": 3})
+    );
+    for s in summary["standings"].as_array().unwrap() {
+        assert_eq!((&s["played"], &s["sets"]), (&6.into(), &3.into()), "{s}");
+        let (low, high) = (
+            s["average_margin_95"][0].as_f64().unwrap(),
+            s["average_margin_95"][1].as_f64().unwrap(),
+        );
+        let margin = s["average_margin"].as_f64().unwrap();
+        assert!(low <= margin && margin <= high, "{s}");
+        assert!(s["rating_after"].is_null(), "no game was rated: {s}");
+    }
+    let lines = json_lines(&std::fs::read_to_string(&jsonl).unwrap());
+    assert_eq!(lines.len(), 6);
+    assert_eq!(
+        shape(&documented("tournament duplicate line")),
+        shape(&lines[0])
+    );
+    // Per set: rotation -> (seats, the first deal's hands by seat).
+    type Deal = (Vec<String>, Vec<Vec<v1::Card>>);
+    let mut sets: std::collections::BTreeMap<u64, Vec<(u64, Deal)>> = Default::default();
+    for l in &lines {
+        assert!(l["error"].is_null(), "{l}");
+        let (set, seed, rotation) = (
+            l["set"].as_u64().unwrap(),
+            l["seed"].as_u64().unwrap(),
+            l["rotation"].as_u64().unwrap(),
+        );
+        assert_eq!(seed, 41 + set, "{l}");
+        let id = l["game_id"].as_str().unwrap().to_string();
+        let (record, first) = rt.block_on(async {
+            let mut client = canasta_tests::connect(addr.parse().unwrap()).await;
+            let record = client
+                .export_game(v1::ExportGameRequest {
+                    game_id: id.clone(),
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .record
+                .unwrap();
+            let first = client
+                .get_replay_step(v1::GetReplayStepRequest {
+                    game_id: id.clone(),
+                    step: 0,
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .view
+                .unwrap();
+            (record, first)
+        });
+        assert_eq!(record.seed, seed, "{id} was dealt with its set's seed");
+        let seats: Vec<String> = serde_json::from_value(l["seats"].clone()).unwrap();
+        assert_eq!(record.display_names, seats, "{id}");
+        let hands = first.seats.iter().map(|s| s.hand.clone()).collect();
+        sets.entry(set)
+            .or_default()
+            .push((rotation, (seats, hands)));
+    }
+    assert_eq!(sets.len(), 3);
+    let mut first_hands = Vec::new();
+    for (set, mut games) in sets {
+        games.sort_by_key(|(rotation, _)| *rotation);
+        let [(0, (seats, hands)), (1, (swapped, swapped_hands))] = &games[..] else {
+            panic!("set {set}: one game per rotation, two rotations: {games:?}")
+        };
+        assert_eq!(
+            hands, swapped_hands,
+            "set {set}: the same cards at each seat"
+        );
+        assert!(hands.iter().all(|h| !h.is_empty()));
+        // The sides swapped, member by member: the partnerships kept.
+        assert_eq!(
+            swapped,
+            &vec![
+                seats[1].clone(),
+                seats[0].clone(),
+                seats[3].clone(),
+                seats[2].clone()
+            ],
+            "set {set}"
+        );
+        first_hands.push(hands.clone());
+    }
+    first_hands.dedup();
+    assert_eq!(first_hands.len(), 3, "each set its own deal");
+}
+
 // A lone player always has opponents: its seek is filled with the server's house players
 // after the wait it asked for, and a tournament against a house player (which accepts at once)
 // starts its game in the challenge's answer.
@@ -766,6 +929,20 @@ fn lobby_usage_errors_exit_2_and_say_what_to_do() {
                 "b",
             ],
             "--unrated",
+        ),
+        (
+            &[
+                "tournament",
+                "--key-file",
+                "a.key",
+                "--player",
+                "b",
+                "--players",
+                "2",
+                "--seed",
+                "3",
+            ],
+            "--duplicate",
         ),
         (&["loadtest", "--seekers", "1"], "2 to 100000"),
     ];
