@@ -1,6 +1,7 @@
 //! The lobby's commands driven as processes against a real server on 127.0.0.1:0: `register`
 //! and its key file, `bot --seek` (eight bots in two four-player games; three games at once),
-//! `tournament` among four players whose bots accept challenges, `leaderboard` and `player`
+//! `bot --seek --partner` (two partners on one side), `tournament` among four players whose bots
+//! accept challenges (and `--duplicate`), `leaderboard` and `player`
 //! after rated games, `loadtest --seekers`, and the errors of a bad key file, a wrong key and
 //! an unknown player.
 
@@ -280,6 +281,92 @@ fn eight_registered_bots_seeking_four_player_games_play_two_games_to_the_end() {
         "{}",
         lines[0]
     );
+}
+
+// `bot --seek --partner NAME`: two seeking processes that name each other sit on one side of a
+// four-player game, against two seekers who name nobody, in each of three games (three, so
+// that partners placed together by chance would not pass: lone seekers are seated as they
+// come, seat 0, 1, 2, 3, and the partners start first and second).
+#[test]
+fn two_seekers_naming_each_other_as_partners_sit_on_one_side() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let dir = temp("partners");
+    // In this order, seats taken as the seekers come would put ann and bob on two sides.
+    let names = ["ann", "bob", "cy", "dan"];
+    let partner_of = |name: &str| match name {
+        "ann" => Some("bob"),
+        "bob" => Some("ann"),
+        _ => None,
+    };
+    // Every player exists before any names another as partner.
+    let files: Vec<PathBuf> = names
+        .iter()
+        .map(|n| register(&addr, dir.path(), n))
+        .collect();
+    let bots: Vec<Child> = names
+        .iter()
+        .zip(&files)
+        .map(|(n, file)| {
+            let mut args = vec![
+                "bot".to_string(),
+                "--seek".into(),
+                "--server".into(),
+                addr.clone(),
+                "--games".into(),
+                "3".into(),
+                "--json".into(),
+                "--key-file".into(),
+                file.to_str().unwrap().into(),
+            ];
+            args.extend(short("4").into_iter().map(String::from));
+            if let Some(p) = partner_of(n) {
+                args.extend(["--partner".into(), p.into()]);
+            }
+            spawn(&args.iter().map(String::as_str).collect::<Vec<_>>())
+        })
+        .collect();
+    let mut lines = Vec::new();
+    for (i, b) in bots.into_iter().enumerate() {
+        let o = finish(b, names[i]);
+        assert!(o.status.success(), "{}: {}", names[i], stderr(&o));
+        let mine = json_lines(&stdout(&o));
+        assert_eq!(mine.len(), 3, "{}: {}", names[i], stdout(&o));
+        lines.extend(mine);
+    }
+    let mut games: Vec<String> = lines
+        .iter()
+        .map(|l| l["game_id"].as_str().unwrap().to_string())
+        .collect();
+    games.sort_unstable();
+    games.dedup();
+    assert_eq!(
+        games.len(),
+        3,
+        "the four played three games together: {lines:?}"
+    );
+    for id in &games {
+        let summary = game(&rt, &addr, id);
+        let side_of = |name: &str| {
+            summary
+                .seats
+                .iter()
+                .find(|s| s.display_name == name)
+                .unwrap_or_else(|| panic!("{name} sits in {id}: {summary:?}"))
+                .side
+        };
+        assert_eq!(
+            side_of("ann"),
+            side_of("bob"),
+            "partners on one side in {id}"
+        );
+        assert_eq!(
+            side_of("cy"),
+            side_of("dan"),
+            "the others on the other in {id}"
+        );
+        assert_ne!(side_of("ann"), side_of("cy"), "{id}");
+    }
 }
 
 // `--concurrent 3`: one process holds three seeks and plays the three games they find at
