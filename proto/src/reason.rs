@@ -273,8 +273,8 @@ reasons! {
     /// NOT_FOUND: no player has that name (GetPlayer). Check the name (the leaderboard lists
     /// players).
     PlayerNotFound = "PLAYER_NOT_FOUND",
-    /// NOT_FOUND: no challenge has that id (a server forgets its pending challenges when it
-    /// stops, and ended ones after a while). Challenge again.
+    /// NOT_FOUND: no challenge has that id (a server forgets an ended challenge after a while,
+    /// and when it restarts; pending ones it keeps). Challenge again.
     ChallengeNotFound = "CHALLENGE_NOT_FOUND",
     /// PERMISSION_DENIED: AnswerChallenge by a player the challenge does not invite, or
     /// CancelChallenge by another than its challenger. Answer only your own invitations.

@@ -41,7 +41,7 @@ use rusqlite::wal::CheckpointMode;
 use rusqlite::{Connection, MAIN_DB, OpenFlags, params};
 
 use crc32c::Crc32c;
-pub use lobby::{LobbyGameRow, LobbyLoaded, LobbyOp, PlayerRow, RatingRow};
+pub use lobby::{ChallengeRow, LobbyGameRow, LobbyLoaded, LobbyOp, PlayerRow, RatingRow};
 use tokio::sync::oneshot;
 
 /// One entry of a game's log, as stored.
@@ -560,7 +560,10 @@ fn db_error(path: &Path, e: rusqlite::Error) -> StoreError {
 ///
 /// Version 4: the lobby's tables ([`lobby`]): players, ratings, records, events and pending
 /// lobby games. An older database gains them, empty.
-const SCHEMA_VERSION: i64 = 4;
+///
+/// Version 5: the lobby's pending challenges (`lobby_challenges`), so that a restart keeps
+/// them. An older database gains the table, empty.
+const SCHEMA_VERSION: i64 = 5;
 
 /// The checksum of a `games` row: its id, creation time and request.
 pub fn game_crc(id: &[u8], created_ms: i64, request: &[u8]) -> u32 {
@@ -1559,6 +1562,73 @@ mod tests {
         assert_eq!(events, vec![3, 4, 5], "the last 3 are kept");
         assert_eq!(lobby.games.len(), 1);
         assert_eq!(lobby.games[0].0, "b");
+    }
+
+    // A database of layout 4 (the lobby without its pending challenges) opens, keeps its
+    // lobby's rows and gains the challenges' table at the current layout; a challenge written
+    // then, changed (an answer) and another ended read back: the pending one as last written,
+    // in the order they were made.
+    #[tokio::test]
+    async fn a_layout_4_database_gains_the_pending_challenges_and_they_read_back() {
+        let (_dir, path) = temp_db("challenges");
+        {
+            let (mut store, _) = Store::open(&path, false).unwrap();
+            store
+                .lobby(vec![LobbyOp::Player(PlayerRow {
+                    id: 0,
+                    name: "p0".into(),
+                    key_hash: [7; 32],
+                    house: false,
+                    created_ms: 5,
+                })])
+                .await
+                .unwrap();
+            store.close();
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch("DROP TABLE lobby_challenges; PRAGMA user_version = 4;")
+                .unwrap();
+        }
+        let (mut store, loaded) = Store::open(&path, false).unwrap();
+        assert_eq!(loaded.lobby.players.len(), 1, "the lobby's rows are kept");
+        assert!(loaded.lobby.challenges.is_empty());
+        let row = |answers: u8, seed| ChallengeRow {
+            challenge: vec![answers],
+            players: vec![0, 1],
+            challenger: 0,
+            seed,
+        };
+        let put = |id: &str, row: ChallengeRow| LobbyOp::Challenge {
+            challenge_id: id.into(),
+            row,
+        };
+        store
+            .lobby(vec![
+                put("c1", row(1, Some(9))),
+                put("c2", row(1, None)),
+                put("c3", row(1, None)),
+            ])
+            .await
+            .unwrap();
+        store
+            .lobby(vec![
+                put("c1", row(2, Some(9))),
+                LobbyOp::ChallengeDone {
+                    challenge_id: "c2".into(),
+                },
+            ])
+            .await
+            .unwrap();
+        store.close();
+        let version: i64 = Connection::open(&path)
+            .unwrap()
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        let (_store, loaded) = Store::open(&path, false).unwrap();
+        assert_eq!(
+            loaded.lobby.challenges,
+            vec![("c1".into(), row(2, Some(9))), ("c3".into(), row(1, None))]
+        );
     }
 
     // A database of the first layout (entries keyed by game and number, no user_version) is

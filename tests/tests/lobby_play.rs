@@ -871,3 +871,164 @@ async fn a_seeded_challenge_deals_as_create_game_and_the_engine_deal_that_seed()
     assert_eq!(record.seed, SEED);
     server.stop().await;
 }
+
+// Pending challenges survive a restart: one answered by one of its two invited players is
+// still pending on the restarted server, with its answers and its deadline, and the last accept
+// starts its game, which the players' streams tell (their seqs going on from before the stop);
+// one whose deadline falls after the restart expires then, and its challenger's stream says so.
+#[tokio::test]
+async fn pending_challenges_survive_a_restart_with_their_answers_and_deadline() {
+    let dir = temp_dir("lobby-challenges-restart");
+    let db = dir.path().join("lobby.db");
+    let config = |timeout: u64| {
+        test_config()
+            .storage(canasta_server::Storage::sqlite(&db))
+            .challenge_timeout(std::time::Duration::from_secs(timeout))
+            .build()
+            .unwrap()
+    };
+    let server = TestServer::with_config(config(300)).await;
+    let mut lobby = lobby(server.addr).await;
+    let (ann, bob, cy) = (
+        register(&mut lobby, "ann").await,
+        register(&mut lobby, "bob").await,
+        register(&mut lobby, "cy").await,
+    );
+    let short = |seats: &[&str]| v1::CreateChallengeRequest {
+        rules: Some(rules(v1::Preset::Official, 3, &[("target_score", "300")])),
+        seats: seats.iter().map(|s| s.to_string()).collect(),
+        rated: Some(false),
+        seed: Some(12),
+        ..Default::default()
+    };
+    let made = lobby
+        .create_challenge(authed(short(&["ann", "bob", "cy"]), &ann))
+        .await
+        .unwrap()
+        .into_inner()
+        .challenge
+        .unwrap();
+    let answered = lobby
+        .answer_challenge(authed(
+            v1::AnswerChallengeRequest {
+                challenge_id: made.challenge_id.clone(),
+                accept: true,
+            },
+            &bob,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .challenge
+        .unwrap();
+    let mut bob_events = watch_player(&mut lobby, &bob, 0).await;
+    let before = events_until(&mut bob_events, 0, |e| e.seq == 2).await;
+    drop(bob_events);
+    server.stop().await;
+
+    // Restarted with a one-second challenge timeout: the first challenge keeps its own
+    // deadline (five minutes on), a new one expires after a second.
+    let server = TestServer::with_config(config(1)).await;
+    let mut lobby = canasta_tests::lobby::lobby(server.addr).await;
+    // A second answer from bob: still pending, with bob's accept and its deadline kept.
+    let again = lobby
+        .answer_challenge(authed(
+            v1::AnswerChallengeRequest {
+                challenge_id: made.challenge_id.clone(),
+                accept: true,
+            },
+            &bob,
+        ))
+        .await
+        .expect("the challenge is still there")
+        .into_inner()
+        .challenge
+        .unwrap();
+    assert_eq!(again, answered, "the same answers, status and deadline");
+    let mut bob_events = watch_player(&mut lobby, &bob, 2).await;
+    let started = lobby
+        .answer_challenge(authed(
+            v1::AnswerChallengeRequest {
+                challenge_id: made.challenge_id.clone(),
+                accept: true,
+            },
+            &cy,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .challenge
+        .unwrap();
+    assert_eq!(started.status, v1::ChallengeStatus::Started as i32);
+    let after = events_until(&mut bob_events, 2, is_started).await;
+    let Some(v1::player_event::Kind::GameStarted(g)) = &after.last().unwrap().kind else {
+        unreachable!()
+    };
+    assert_eq!(
+        (g.game_id.as_str(), g.challenge_id.as_str(), g.seat),
+        (started.game_id.as_str(), made.challenge_id.as_str(), 1)
+    );
+    assert!(before.iter().chain(&after).all(|e| e.seq > 0));
+    // Its game is dealt with its seed: the same first hand as a game created with it.
+    let mut client = server.client().await;
+    let view = view_of(&mut client, &started.game_id, Some(&g.token), false)
+        .await
+        .view
+        .unwrap();
+    let created = create_with(
+        &mut client,
+        v1::CreateGameRequest {
+            rules: Some(rules(v1::Preset::Official, 3, &[("target_score", "300")])),
+            seed: Some(12),
+            ..Default::default()
+        },
+    )
+    .await;
+    let tokens = join_all(&mut client, &created).await;
+    let twin = view_of(&mut client, &created.game_id, Some(&tokens[1]), false)
+        .await
+        .view
+        .unwrap();
+    assert_eq!(view.seats[1].hand, twin.seats[1].hand, "the seed survived");
+
+    // A challenge made now, stored, and the server restarted before its deadline: it expires
+    // on the restarted server, and the challenger's stream tells it.
+    let late = lobby
+        .create_challenge(authed(short(&["bob", "ann", "cy"]), &bob))
+        .await
+        .unwrap()
+        .into_inner()
+        .challenge
+        .unwrap();
+    let mut bob_events = watch_player(&mut lobby, &bob, 0).await;
+    let told = events_until(&mut bob_events, 0, |e| {
+        matches!(&e.kind, Some(v1::player_event::Kind::Challenge(c)) if c.challenge_id == late.challenge_id)
+    })
+    .await;
+    let seen = told.last().unwrap().seq;
+    drop(bob_events);
+    server.stop().await;
+    let server = TestServer::with_config(config(1)).await;
+    let mut lobby = canasta_tests::lobby::lobby(server.addr).await;
+    let mut bob_events = watch_player(&mut lobby, &bob, seen).await;
+    let ended = events_until(&mut bob_events, seen, |e| {
+        matches!(&e.kind, Some(v1::player_event::Kind::Challenge(c)) if c.challenge_id == late.challenge_id)
+    })
+    .await;
+    let Some(v1::player_event::Kind::Challenge(c)) = &ended.last().unwrap().kind else {
+        unreachable!()
+    };
+    assert_eq!(c.status, v1::ChallengeStatus::Expired as i32, "{c:?}");
+    assert_eq!(c.expires_unix_ms, late.expires_unix_ms, "its own deadline");
+    let closed = lobby
+        .answer_challenge(authed(
+            v1::AnswerChallengeRequest {
+                challenge_id: late.challenge_id.clone(),
+                accept: true,
+            },
+            &ann,
+        ))
+        .await;
+    refused(closed, Code::FailedPrecondition, "CHALLENGE_CLOSED");
+    server.stop().await;
+}

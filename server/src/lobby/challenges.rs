@@ -2,9 +2,12 @@
 //! each answers; one decline ends it, the last accept starts the game; unanswered, it expires
 //! after `--challenge-timeout-secs`. Every change is an event on each of its players' streams.
 //!
-//! Pending challenges live in memory only: a restart forgets them (its players challenge
-//! again). An ended challenge is kept for another `--challenge-timeout-secs`, so that a late
-//! answer is told it has ended (CHALLENGE_CLOSED) rather than that it never existed.
+//! A pending challenge is stored (made, and at each answer) and survives a restart with its
+//! answers and its deadline: [`Lobby::restore_challenges`] takes it back, expiring at once
+//! those whose deadline passed while the server was down, so that its players' streams still
+//! tell how it ended. An ended challenge is forgotten by the store, and kept in memory for
+//! another `--challenge-timeout-secs`, so that a late answer is told it has ended
+//! (CHALLENGE_CLOSED) rather than that it never existed.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -17,7 +20,7 @@ use super::seeks::PlayerId;
 use super::{GameSpec, Lobby, Origin};
 use crate::actor::now_ms;
 use crate::errors::ApiError;
-use crate::store::LobbyOp;
+use crate::store::{ChallengeRow, LobbyOp};
 
 /// One challenge.
 struct Challenge {
@@ -38,13 +41,33 @@ fn pending(c: &Challenge) -> bool {
     c.wire.status == v1::ChallengeStatus::Pending as i32
 }
 
+/// The row that stores a pending challenge.
+fn row_op(c: &Challenge) -> LobbyOp {
+    LobbyOp::Challenge {
+        challenge_id: c.wire.challenge_id.clone(),
+        row: ChallengeRow {
+            challenge: prost::Message::encode_to_vec(&c.wire),
+            players: c.players.clone(),
+            challenger: c.challenger,
+            seed: c.spec.seed,
+        },
+    }
+}
+
+/// The write that forgets an ended challenge.
+fn done_op(id: &str) -> LobbyOp {
+    LobbyOp::ChallengeDone {
+        challenge_id: id.to_string(),
+    }
+}
+
 fn not_found(id: &str) -> ApiError {
     ApiError::new(
         Code::NotFound,
         Reason::ChallengeNotFound,
         format!(
-            "there is no challenge {} (pending challenges are forgotten when the server \
-             restarts, ended ones after a while): challenge again",
+            "there is no challenge {} (ended challenges are forgotten after a while, and at a \
+             restart): challenge again",
             canasta_engine::quote::quoted(id)
         ),
     )
@@ -176,15 +199,14 @@ impl Lobby {
         let p = st.players.get_mut(&player).expect("a player");
         p.challenges_made += 1;
         p.challenges_in += 1;
-        st.challenges.by_id.insert(
-            id.clone(),
-            Challenge {
-                wire: wire.clone(),
-                spec,
-                players: players.clone(),
-                challenger: player,
-            },
-        );
+        let challenge = Challenge {
+            wire: wire.clone(),
+            spec,
+            players: players.clone(),
+            challenger: player,
+        };
+        let stored = row_op(&challenge);
+        st.challenges.by_id.insert(id.clone(), challenge);
         let all = players
             .iter()
             .all(|&p| p == player || Lobby::hosted(&st, p));
@@ -192,18 +214,103 @@ impl Lobby {
             let start = self.begin_start(&mut st, &id);
             return Ok((wire, Some(start)));
         }
-        let ops = self.tell(&mut st, &players, &wire);
+        let mut ops = vec![stored];
+        ops.extend(self.tell(&mut st, &players, &wire));
         drop(self.store.lobby(ops));
         drop(st);
+        self.expire_after(id, timeout);
+        Ok((wire, None))
+    }
+
+    /// Expires challenge `id` after `wait` if it is still pending then, and forgets it
+    /// `--challenge-timeout-secs` later.
+    fn expire_after(self: &Arc<Self>, id: String, wait: std::time::Duration) {
         let lobby = self.clone();
+        let kept = self.config.challenge_timeout();
         tokio::spawn(async move {
-            tokio::time::sleep(timeout).await;
+            tokio::time::sleep(wait).await;
             lobby.end(&id, v1::ChallengeStatus::Expired, String::new());
             // Kept a while, so that a late answer hears it has ended.
-            tokio::time::sleep(timeout).await;
+            tokio::time::sleep(kept).await;
             lobby.state().challenges.by_id.remove(&id);
         });
-        Ok((wire, None))
+    }
+
+    /// Takes back the pending challenges stored before a restart: their players' counts, and
+    /// their expiry at the deadline they had (at once for those whose deadline has passed, so
+    /// that their players are told). A challenge whose rules this server no longer accepts (its
+    /// configuration changed) is cancelled, with why.
+    pub(super) fn restore_challenges(self: &Arc<Self>, rows: Vec<(String, ChallengeRow)>) {
+        let mut expiries = Vec::new();
+        {
+            let mut st = self.state();
+            for (id, row) in rows {
+                let Ok(wire) = <v1::Challenge as prost::Message>::decode(row.challenge.as_slice())
+                else {
+                    tracing::error!(challenge = %id, "a pending challenge does not decode: it is forgotten");
+                    drop(self.store.lobby(vec![done_op(&id)]));
+                    continue;
+                };
+                if row.players.len() != wire.seats.len()
+                    || !row.players.iter().all(|p| st.players.contains_key(p))
+                    || !st.players.contains_key(&row.challenger)
+                {
+                    tracing::error!(challenge = %id, "a pending challenge names players the lobby does not have: it is forgotten");
+                    drop(self.store.lobby(vec![done_op(&id)]));
+                    continue;
+                }
+                let spec = GameSpec::check(
+                    wire.rules.as_ref(),
+                    wire.time_control.as_ref(),
+                    Some(wire.rated),
+                    &self.config,
+                );
+                let mut spec = match spec {
+                    Ok(spec) => spec,
+                    Err(e) => {
+                        // Ended at once, and its players told why.
+                        let mut wire = wire;
+                        wire.status = v1::ChallengeStatus::Cancelled as i32;
+                        wire.note = format!(
+                            "the restarted server no longer accepts its game: {}",
+                            e.message
+                        );
+                        let mut ops = vec![done_op(&id)];
+                        ops.extend(self.tell(&mut st, &row.players, &wire));
+                        drop(self.store.lobby(ops));
+                        continue;
+                    }
+                };
+                spec.seed = row.seed;
+                if let Some(p) = st.players.get_mut(&row.challenger) {
+                    p.challenges_made += 1;
+                }
+                for (player, seat) in row.players.iter().zip(&wire.seats) {
+                    // As counted when it was made and answered: a house player's accept was no
+                    // wait of its own.
+                    if seat.answer == v1::ChallengeAnswer::Accepted as i32
+                        && !Lobby::hosted(&st, *player)
+                        && let Some(p) = st.players.get_mut(player)
+                    {
+                        p.challenges_in += 1;
+                    }
+                }
+                let left = wire.expires_unix_ms.saturating_sub(now_ms()).max(0) as u64;
+                expiries.push((id.clone(), std::time::Duration::from_millis(left)));
+                st.challenges.by_id.insert(
+                    id,
+                    Challenge {
+                        wire,
+                        spec,
+                        players: row.players,
+                        challenger: row.challenger,
+                    },
+                );
+            }
+        }
+        for (id, wait) in expiries {
+            self.expire_after(id, wait);
+        }
     }
 
     /// The events telling `players` of a challenge's state.
@@ -244,7 +351,8 @@ impl Lobby {
                 p.challenges_in -= 1;
             }
         }
-        let ops = self.tell(&mut st, &players, &wire);
+        let mut ops = vec![done_op(id)];
+        ops.extend(self.tell(&mut st, &players, &wire));
         drop(self.store.lobby(ops));
         Some(wire)
     }
@@ -329,7 +437,8 @@ impl Lobby {
                 Some(self.begin_start(&mut st, &r.challenge_id))
             } else {
                 let (wire, players) = (c.wire.clone(), c.players.clone());
-                let ops = self.tell(&mut st, &players, &wire);
+                let mut ops = vec![row_op(c)];
+                ops.extend(self.tell(&mut st, &players, &wire));
                 drop(self.store.lobby(ops));
                 return Ok(v1::AnswerChallengeResponse {
                     challenge: Some(wire),
@@ -396,7 +505,8 @@ impl Lobby {
             }
         };
         let wire = c.wire.clone();
-        let ops = self.tell(&mut st, &players, &wire);
+        let mut ops = vec![done_op(id)];
+        ops.extend(self.tell(&mut st, &players, &wire));
         drop(self.store.lobby(ops));
         outcome?;
         Ok(wire)

@@ -407,6 +407,7 @@ impl Lobby {
         for game_id in pending {
             lobby.follow(game_id);
         }
+        lobby.restore_challenges(loaded.challenges);
         lobby
     }
 
@@ -1001,6 +1002,13 @@ impl Lobby {
                 rated: spec.rated,
             },
         }];
+        // A challenge's game and the challenge's end are one write: a restart finds either the
+        // challenge pending or its game started, never both.
+        if let Some(Origin::Challenge(c)) = origins.first() {
+            ops.push(LobbyOp::ChallengeDone {
+                challenge_id: c.clone(),
+            });
+        }
         for ((id, seat), origin) in players.iter().zip(seats).zip(origins) {
             let (seek_id, challenge_id) = match origin {
                 Origin::Seek(s) => (s.clone(), String::new()),

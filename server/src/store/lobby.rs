@@ -1,6 +1,7 @@
 //! The lobby's tables: players (name, hash of the key), their ratings per family, the games
-//! each played (its record), the tail of each player's events (for WatchPlayer's resume), and
-//! the lobby's games not yet finished (to rate them after a restart).
+//! each played (its record), the tail of each player's events (for WatchPlayer's resume), the
+//! lobby's games not yet finished (to rate them after a restart), and the pending challenges
+//! (to answer, start or expire them after a restart).
 //!
 //! They live in the games' database and are written by its one writer thread, in the same
 //! group commits; a [`LobbyWrite`] is a list of operations committed together (a finished
@@ -10,7 +11,7 @@
 use prost::Message;
 use rusqlite::{Connection, params};
 
-/// The lobby's tables (created by the migration to layout version 4).
+/// The lobby's tables (created by the migrations to layout versions 4 and 5).
 pub(super) const TABLES: &str = "
     CREATE TABLE IF NOT EXISTS players (
         id INTEGER PRIMARY KEY,
@@ -45,7 +46,31 @@ pub(super) const TABLES: &str = "
         game_id TEXT PRIMARY KEY,
         game BLOB NOT NULL
     );
+    CREATE TABLE IF NOT EXISTS lobby_challenges (
+        challenge_id TEXT PRIMARY KEY,
+        challenge BLOB NOT NULL
+    );
 ";
+
+/// A pending challenge as stored: what the lobby holds of it in memory.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ChallengeRow {
+    /// The challenge as its players see it (`v1::Challenge`, encoded): rules, time control,
+    /// ratedness, seats and answers, and the deadline (`expires_unix_ms`), kept across a
+    /// restart.
+    #[prost(bytes = "vec", tag = "1")]
+    pub challenge: Vec<u8>,
+    /// The players' ids, in seat order.
+    #[prost(uint32, repeated, tag = "2")]
+    pub players: Vec<u32>,
+    /// The challenger's id.
+    #[prost(uint32, tag = "3")]
+    pub challenger: u32,
+    /// The seed of its game, if the challenger chose one (never shown on the wire until the
+    /// game is over).
+    #[prost(uint64, optional, tag = "4")]
+    pub seed: Option<u64>,
+}
 
 /// A lobby game not yet rated: who sits where, and how it came to be.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -132,6 +157,18 @@ pub enum LobbyOp {
         /// The game.
         game_id: String,
     },
+    /// A pending challenge, made or changed (an answer), inserted or replaced.
+    Challenge {
+        /// The challenge.
+        challenge_id: String,
+        /// Its row.
+        row: ChallengeRow,
+    },
+    /// A challenge has ended (started, declined, expired, cancelled): pending no more.
+    ChallengeDone {
+        /// The challenge.
+        challenge_id: String,
+    },
 }
 
 /// What the lobby's tables held when the database was opened.
@@ -149,6 +186,8 @@ pub struct LobbyLoaded {
     pub events: Vec<(u32, u64, Vec<u8>)>,
     /// The lobby games not yet rated.
     pub games: Vec<(String, LobbyGameRow)>,
+    /// The pending challenges, oldest first.
+    pub challenges: Vec<(String, ChallengeRow)>,
 }
 
 /// The most recent games of a player read at the start (and kept in memory).
@@ -220,6 +259,19 @@ pub(super) fn commit(tx: &rusqlite::Transaction<'_>, ops: &[LobbyOp]) -> rusqlit
             LobbyOp::GameDone { game_id } => {
                 tx.prepare_cached("DELETE FROM lobby_games WHERE game_id = ?1")?
                     .execute(params![game_id])?;
+            }
+            LobbyOp::Challenge { challenge_id, row } => {
+                // An upsert that keeps the row's place (its rowid): challenges load oldest
+                // first.
+                tx.prepare_cached(
+                    "INSERT INTO lobby_challenges (challenge_id, challenge) VALUES (?1, ?2)
+                     ON CONFLICT (challenge_id) DO UPDATE SET challenge = excluded.challenge",
+                )?
+                .execute(params![challenge_id, row.encode_to_vec()])?;
+            }
+            LobbyOp::ChallengeDone { challenge_id } => {
+                tx.prepare_cached("DELETE FROM lobby_challenges WHERE challenge_id = ?1")?
+                    .execute(params![challenge_id])?;
             }
         }
     }
@@ -304,6 +356,20 @@ pub(super) fn load(conn: &Connection) -> rusqlite::Result<LobbyLoaded> {
             Ok(row) => loaded.games.push((id, row)),
             Err(e) => {
                 tracing::error!(game = %id, error = %e, "a lobby game's row is damaged: it is not rated")
+            }
+        }
+    }
+    drop(rows);
+    let mut stmt =
+        conn.prepare("SELECT challenge_id, challenge FROM lobby_challenges ORDER BY rowid")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let id: String = r.get(0)?;
+        let bytes: Vec<u8> = r.get(1)?;
+        match ChallengeRow::decode(bytes.as_slice()) {
+            Ok(row) => loaded.challenges.push((id, row)),
+            Err(e) => {
+                tracing::error!(challenge = %id, error = %e, "a pending challenge's row is damaged: it is forgotten")
             }
         }
     }
