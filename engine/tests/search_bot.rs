@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use canasta_engine::arrange::Arrangement;
-use canasta_engine::bot::search::{Budget, Clock, usable_time};
+use canasta_engine::bot::search::{Budget, Clock, MIN_TIME_MARGIN, usable_time};
 use canasta_engine::bot::{self, Bot, GreedyBot, RandomBot, SearchBot};
 use canasta_engine::event::Event;
 use canasta_engine::{Action, Game, Phase, Preset, RuleSpec, Rules, Seat, Setup, Viewer};
@@ -276,10 +276,19 @@ fn a_time_limit_cuts_an_iteration_budget_short() {
 #[test]
 fn the_time_left_caps_every_budget() {
     let ms = Duration::from_millis;
-    assert_eq!(usable_time(Duration::from_secs(2)), ms(1800));
-    assert_eq!(usable_time(ms(300)), ms(250));
-    assert_eq!(usable_time(ms(50)), Duration::ZERO);
-    assert_eq!(usable_time(Duration::ZERO), Duration::ZERO);
+    // A tenth of the time left, at least the margin asked for: 50 ms for a bot behind a
+    // network (what `set_time_left` keeps), 20 ms for the server's house bots.
+    assert_eq!(MIN_TIME_MARGIN, ms(50));
+    assert_eq!(
+        usable_time(Duration::from_secs(2), MIN_TIME_MARGIN),
+        ms(1800)
+    );
+    assert_eq!(usable_time(ms(300), MIN_TIME_MARGIN), ms(250));
+    assert_eq!(usable_time(ms(50), MIN_TIME_MARGIN), Duration::ZERO);
+    assert_eq!(usable_time(Duration::ZERO, MIN_TIME_MARGIN), Duration::ZERO);
+    assert_eq!(usable_time(ms(300), ms(20)), ms(270));
+    assert_eq!(usable_time(ms(100), ms(20)), ms(80));
+    assert_eq!(usable_time(ms(15), ms(20)), Duration::ZERO);
     let mut checked = 0;
     for seed in 0..8 {
         let game = position(RuleSpec::new(Preset::Official, 4), seed, 30);

@@ -15,7 +15,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use canasta_engine::bot::search::{Budget, SearchBot};
+use canasta_engine::bot::search::{self, Budget, SearchBot};
 use canasta_engine::bot::{self as engine_bot, Bot, GreedyBot, RandomBot, SafeBot};
 use canasta_engine::quote::quoted;
 use canasta_engine::rng::SplitMix64;
@@ -30,8 +30,10 @@ use crate::errors::ApiError;
 /// The longest bot name read: a longer one is no bot's (and is not echoed whole).
 const LONGEST_NAME: usize = 64;
 
-/// The least time a bot leaves of its seat's time under a time control, for its move to
-/// reach the game and be stored; it leaves a fifth of the time left if that is more.
+/// The least time a house bot leaves of its seat's time under a time control, for its move to
+/// reach the game and be stored; it leaves a tenth of the time left if that is more
+/// ([`search::usable_time`], less than a bot behind a network keeps: the move goes through no
+/// network).
 pub const TIME_MARGIN: Duration = Duration::from_millis(20);
 
 /// The seed of the bot of `seat` in a game of seed `game_seed`: the same game and seat, the
@@ -41,11 +43,12 @@ pub fn seat_seed(game_seed: u64, seat: u32) -> u64 {
 }
 
 /// The time a bot may think about a move: the server's cap, and under a time control at most
-/// the seat's `time_left` less a margin (a fifth of it, at least [`TIME_MARGIN`]).
+/// the seat's `time_left` less a margin (a tenth of it, at least [`TIME_MARGIN`]: the engine's
+/// [`search::usable_time`]).
 pub fn think_limit(max_think: Duration, time_left: Option<Duration>) -> Duration {
     match time_left {
         None => max_think,
-        Some(left) => max_think.min(left.saturating_sub((left / 5).max(TIME_MARGIN))),
+        Some(left) => max_think.min(search::usable_time(left, TIME_MARGIN)),
     }
 }
 
@@ -368,16 +371,24 @@ mod tests {
     }
 
     // A bot thinks at most the server's cap, and under a time control never longer than its
-    // time left less the margin: a fifth of it, at least 20 ms.
+    // time left less the margin: a tenth of it, at least 20 ms (a bot behind a network keeps
+    // 50 ms, the engine's own default).
     #[test]
     fn the_think_limit_keeps_a_margin_of_the_time_left() {
         let ms = Duration::from_millis;
         assert_eq!(think_limit(ms(200), None), ms(200));
         assert_eq!(think_limit(ms(200), Some(ms(10_000))), ms(200));
-        assert_eq!(think_limit(ms(200), Some(ms(200))), ms(160));
+        assert_eq!(think_limit(ms(200), Some(ms(200))), ms(180));
+        assert_eq!(think_limit(ms(200), Some(ms(100))), ms(80));
         assert_eq!(think_limit(ms(200), Some(ms(50))), ms(30));
         assert_eq!(think_limit(ms(200), Some(ms(15))), ms(0));
         assert_eq!(think_limit(ms(200), Some(ms(0))), ms(0));
+        // The server keeps less than a remote bot does: its move goes through no network.
+        assert!(TIME_MARGIN < search::MIN_TIME_MARGIN);
+        assert_eq!(
+            search::usable_time(ms(100), search::MIN_TIME_MARGIN),
+            ms(50)
+        );
     }
 
     // Each seat of a game has its own stream, and the same game and seat the same.

@@ -59,16 +59,19 @@ pub const DISCARDED_PAIR_LIKELIHOOD: f64 = 0.73;
 /// Most guesses dealt for one iteration before the last is kept, likely or not.
 const MAX_TRIES: u32 = 16;
 
-/// The least of the margin kept from a time control's time left ([`usable_time`]).
+/// The least margin a bot at the other end of a network keeps from its seat's time left
+/// ([`usable_time`]): what [`Bot::set_time_left`] keeps, for the action's way to the server.
+/// A host that runs its bots beside the game keeps less (the server's house bots: 20 ms).
 pub const MIN_TIME_MARGIN: Duration = Duration::from_millis(50);
 
 /// The time a decision may take when its seat has `time_left` under a time control: all of it
-/// but a margin of a tenth, and at least [`MIN_TIME_MARGIN`], for what the search does not
-/// count (the overrun of its last rollout, starting its threads, the action's way to the
-/// server and a busy machine). Zero when the time left is within the margin: the bot then
-/// plays the greedy choice at once.
-pub fn usable_time(time_left: Duration) -> Duration {
-    time_left.saturating_sub((time_left / 10).max(MIN_TIME_MARGIN))
+/// but a margin of a tenth, and at least `min_margin`, for what the search does not count (the
+/// overrun of its last rollout, starting its threads, a busy machine, and the action's way to
+/// the game: [`MIN_TIME_MARGIN`] over a network). Zero when the time left is within the
+/// margin: the search bot then plays the greedy choice at once. The one rule for every host of
+/// a bot, so that they all leave the same share.
+pub fn usable_time(time_left: Duration, min_margin: Duration) -> Duration {
+    time_left.saturating_sub((time_left / 10).max(min_margin))
 }
 
 /// How much a decision may spend.
@@ -654,11 +657,12 @@ impl Bot for SearchBot {
         &self.name
     }
 
-    /// Every decision from now on stops at [`usable_time`] of `time_left` (or when its budget
-    /// is spent, if that comes first): an iteration budget cut short so is no longer
-    /// deterministic, which is the price of not losing on time.
+    /// Every decision from now on stops at [`usable_time`] of `time_left` with the margin of a
+    /// bot behind a network, [`MIN_TIME_MARGIN`] (or when its budget is spent, if that comes
+    /// first): an iteration budget cut short so is no longer deterministic, which is the price
+    /// of not losing on time.
     fn set_time_left(&mut self, time_left: Option<Duration>) {
-        self.set_time_limit(time_left.map(usable_time));
+        self.set_time_limit(time_left.map(|left| usable_time(left, MIN_TIME_MARGIN)));
     }
 
     fn choose(&mut self, view: &View, legal: &LegalChoices<'_>) -> Action {
