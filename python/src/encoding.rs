@@ -229,9 +229,11 @@ pub const OPTION_INFO_VALUES: usize = 6;
 impl Layout {
     /// The layout for a table of `players` seats in `sides` sides.
     pub fn new(players: usize, sides: usize) -> Layout {
-        let shapes: [(&'static str, [usize; 3]); 11] = [
+        let shapes: [(&'static str, [usize; 3]); 13] = [
             ("hand", [1, 1, KINDS]),
             ("known", [1, players, KINDS]),
+            ("passed", [1, players, KINDS]),
+            ("discarded", [1, players, KINDS]),
             ("pile", [1, 1, KINDS]),
             ("pile_top", [1, 1, KINDS]),
             ("table", [1, 1, TABLE_VALUES]),
@@ -346,12 +348,20 @@ pub fn observe(layout: &Layout, view: &View, listing: Option<&Listing>, out: &mu
     table[11 + ask] = 1.0;
     table[15] = view.deal as f32;
 
-    // What every seat knows each hand holds (picked up with the pile, kept from the cut).
-    let o = layout.offset("known");
+    // What every seat knows of each hand (picked up with the pile, kept from the cut), and
+    // what each hand's player showed of it: the pile's top card it passed at its last draw,
+    // the cards it discarded this deal. All public, the same in every seat's view.
+    let (ok, op, od) = (
+        layout.offset("known"),
+        layout.offset("passed"),
+        layout.offset("discarded"),
+    );
     for s in &view.seats {
         if s.seat.index() < players {
-            let at = o + rel_seat(s.seat) * KINDS;
-            put_counts(&mut out[at..at + KINDS], &s.known);
+            let r = rel_seat(s.seat) * KINDS;
+            put_counts(&mut out[ok + r..ok + r + KINDS], &s.known);
+            put_counts(&mut out[op + r..op + r + KINDS], &s.passed);
+            put_counts(&mut out[od + r..od + r + KINDS], &s.discarded);
         }
     }
     let o = layout.offset("seats");

@@ -987,20 +987,19 @@ impl Game {
         self.layout.len
     }
 
-    /// The observation's fields: name -> (offset, shape), in order.
-    fn observation_layout(&self) -> BTreeMap<&'static str, (usize, Vec<usize>)> {
-        self.layout
-            .fields
-            .iter()
-            .map(|(name, offset, shape)| {
-                let shape: Vec<usize> = match shape {
-                    [1, 1, n] => vec![*n],
-                    [1, r, n] => vec![*r, *n],
-                    s => s.to_vec(),
-                };
-                (*name, (*offset, shape))
-            })
-            .collect()
+    /// The observation's fields: name -> (offset, shape), in the order of their offsets (a
+    /// dict keeps the order it is filled in).
+    fn observation_layout<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let fields = PyDict::new(py);
+        for (name, offset, shape) in &self.layout.fields {
+            let shape: Vec<usize> = match shape {
+                [1, 1, n] => vec![*n],
+                [1, r, n] => vec![*r, *n],
+                s => s.to_vec(),
+            };
+            fields.set_item(*name, (*offset, shape))?;
+        }
+        Ok(fields)
     }
 
     fn __repr__(&self) -> String {

@@ -174,3 +174,69 @@ def test_an_observation_is_the_same_whatever_the_other_hands():
     a.apply("draw")
     b.apply("draw")
     np.testing.assert_array_equal(a.observe(0), b.observe(0))
+
+
+def test_the_layout_lists_its_fields_in_the_order_of_their_offsets():
+    g = Game("official", 4)
+    layout = g.observation_layout()
+    offsets = [offset for offset, _ in layout.values()]
+    assert offsets == sorted(offsets) and offsets[0] == 0
+    names = list(layout)
+    assert names.index("known") + 1 == names.index("passed")
+    assert names.index("passed") + 1 == names.index("discarded")
+    last_offset, last_shape = layout[names[-1]]
+    assert last_offset + int(np.prod(last_shape)) == g.observation_size == 11_995
+    for name in ("known", "passed", "discarded"):
+        assert layout[name][1] == [4, 53], name
+
+
+def test_observations_show_what_each_seat_passed_and_discarded():
+    """Per seat from the observer, the pile's top card it passed at its last draw and the cards
+    it discarded this deal: the engine's view's `passed` and `discarded`, in every seat's
+    observation; the discards are also counted here from the actions played, and each pass is
+    the top card the seat saw before drawing from the stock."""
+    kinds = canasta.card_kinds()
+
+    def counts(cards, cap=None) -> np.ndarray:
+        out = np.zeros(53, dtype=np.float32)
+        for c in cards:
+            out[kinds.index(c)] += 1
+        return out if cap is None else np.minimum(out, cap)
+
+    # A card can go round the pile more than once: the record counts each kind up to the
+    # copies the pack holds (two decks and four jokers, R-CARD-1).
+    copies = np.full(53, 2.0, dtype=np.float32)
+    copies[kinds.index("Jk")] = 4.0
+
+    players = 4
+    g = Game("official", players, seed=5)
+    bots = [canasta.Bot("greedy") for _ in range(players)]
+    discards = [[] for _ in range(players)]
+    passes = 0
+    while g.deals_played < 1:
+        seat = g.to_act
+        top = g.view(seat).pile_top
+        action = bots[seat].play(g)
+        if action.discarded is not None:
+            discards[seat].append(action.discarded)
+        if g.deals_played >= 1:
+            break
+        mine = g.view(seat).seats[seat]
+        if action.kind == "draw" and mine.passed:
+            # The top card it drew past, counted once.
+            assert mine.passed == [top]
+            passes += 1
+        for observer in range(players):
+            f = observation_fields(g, g.observe(observer))
+            view = g.view(observer)
+            for rel in range(players):
+                other = (observer + rel) % players
+                sv = view.seats[other]
+                np.testing.assert_array_equal(f["passed"][rel], counts(sv.passed))
+                np.testing.assert_array_equal(f["discarded"][rel], counts(sv.discarded))
+                np.testing.assert_array_equal(f["discarded"][rel], counts(discards[other], copies))
+                if other == seat and action.kind == "draw" and sv.passed:
+                    assert f["passed"][rel][kinds.index(top)] == 1
+                    assert f["passed"][rel].sum() == 1
+    assert passes > 0, "the deal has a pass to check"
+    assert all(discards), "every seat discarded"
