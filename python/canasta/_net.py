@@ -1,6 +1,7 @@
 """What the blocking client (:mod:`canasta.client`) and the asyncio one (:mod:`canasta.aio`)
-share: the requests they build, how they read the server's refusals, the games as listed, and
-the Play stream's state (the seq, the action in flight, resuming), which does no I/O itself.
+share: the channel they open (address, TLS, options) and its stubs, the requests they build,
+how they read the server's refusals, the games as listed, and the Play stream's state (the seq,
+the action in flight, resuming), which does no I/O itself.
 
 Needs the ``client`` extra (``pip install './python[client]'``): grpcio and protobuf.
 """
@@ -17,7 +18,7 @@ import grpc
 from . import _engine
 from .errors import ServiceError
 from .reasons import Reason
-from .v1 import actions_pb2, game_pb2, lobby_pb2, service_pb2
+from .v1 import actions_pb2, game_pb2, lobby_pb2, lobby_pb2_grpc, service_pb2, service_pb2_grpc
 
 #: The address of a server started with its defaults.
 DEFAULT_ADDRESS = "127.0.0.1:50051"
@@ -30,6 +31,39 @@ _STATUSES = {"waiting": 1, "playing": 2, "finished": 3}
 _STATUS_NAMES = {v: k for k, v in _STATUSES.items()}
 _POLICIES = {"fallback_move": 1, "forfeit": 2}
 _END_NAMES = {1: "target", 2: "forfeit", 3: "abandoned", 4: "expired", 5: "cancelled"}
+
+
+# --- The connection -------------------------------------------------------------------------
+
+
+def open_channel(
+    channels,
+    address: str,
+    *,
+    tls: bool,
+    root_certificates: Optional[bytes],
+    server_name: Optional[str],
+    options: Sequence,
+):
+    """A channel to the server at ``address`` made by ``channels`` (the module :mod:`grpc` for
+    the blocking client, :mod:`grpc.aio` for the asyncio one), with the stubs of its two
+    services: ``(channel, game service stub, lobby stub)``. Over TLS when ``tls`` is set or
+    ``root_certificates`` (the PEM of the CA to trust; the system's roots otherwise) is given;
+    ``server_name`` overrides the name the certificate must carry; ``options`` are gRPC channel
+    options, passed on."""
+    options = list(options)
+    if server_name:
+        options.append(("grpc.ssl_target_name_override", server_name))
+    if tls or root_certificates is not None:
+        credentials = grpc.ssl_channel_credentials(root_certificates=root_certificates)
+        channel = channels.secure_channel(address, credentials, options=options)
+    else:
+        channel = channels.insecure_channel(address, options=options)
+    return (
+        channel,
+        service_pb2_grpc.CanastaServiceStub(channel),
+        lobby_pb2_grpc.LobbyServiceStub(channel),
+    )
 
 
 # --- Errors -----------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ import grpc.aio
 from . import _engine, _net
 from .errors import ServiceError
 from ._net import DEFAULT_ADDRESS, GameInfo, MatchResult, SeatInfo, load_key
-from .v1 import lobby_pb2, lobby_pb2_grpc, service_pb2, service_pb2_grpc
+from .v1 import lobby_pb2, service_pb2
 
 __all__ = [
     "Client", "Seat", "GameInfo", "SeatInfo", "MatchResult", "DEFAULT_ADDRESS", "load_key",
@@ -54,17 +54,16 @@ class Client:
         self.retries = retries
         #: How many times a unary call waited out a rate limit.
         self.rate_limited = 0
-        options = list(options)
-        if server_name:
-            options.append(("grpc.ssl_target_name_override", server_name))
-        if tls or root_certificates is not None:
-            credentials = grpc.ssl_channel_credentials(root_certificates=root_certificates)
-            self._channel = grpc.aio.secure_channel(address, credentials, options=options)
-        else:
-            self._channel = grpc.aio.insecure_channel(address, options=options)
-        self.stub = service_pb2_grpc.CanastaServiceStub(self._channel)
-        #: The lobby's stub (``canasta.v1.LobbyService``): players, matchmaking, challenges.
-        self.lobby = lobby_pb2_grpc.LobbyServiceStub(self._channel)
+        #: ``stub``: the game service's stub (``canasta.v1.CanastaService``); ``lobby``: the
+        #: lobby's (``canasta.v1.LobbyService``): players, matchmaking, challenges.
+        self._channel, self.stub, self.lobby = _net.open_channel(
+            grpc.aio,
+            address,
+            tls=tls,
+            root_certificates=root_certificates,
+            server_name=server_name,
+            options=options,
+        )
 
     async def close(self) -> None:
         """Closes the connection."""
