@@ -738,6 +738,17 @@ mod tests {
         Action::Discard { card: card(text) }
     }
 
+    /// Taking the pile with `text`, from the hand, as a new meld with its top card.
+    fn take_new(text: &str) -> Action {
+        Action::TakePile {
+            top: TopMeld {
+                target: MeldTarget::New,
+                cards: cards(text),
+            },
+            melds: MeldBatch::new(),
+        }
+    }
+
     #[test]
     fn a_black_three_is_discarded_first() {
         let mut game = arranged(&["3C 4D 5H 6S 7C 8D 9H 10S JC QD KH"], "8S", "AS", [0, 0]);
@@ -963,17 +974,7 @@ mod tests {
             assert_eq!(bot_plays(&mut bot, &mut game), Action::DrawStock);
             assert_eq!(bot_plays(&mut bot, &mut game), discard("AS"));
             if taken {
-                act(
-                    &mut game,
-                    1,
-                    Action::TakePile {
-                        top: TopMeld {
-                            target: MeldTarget::New,
-                            cards: cards("AC AD"),
-                        },
-                        melds: MeldBatch::new(),
-                    },
-                );
+                act(&mut game, 1, take_new("AC AD"));
                 act(&mut game, 1, discard("KC"));
             } else {
                 pass(&mut game, &[1]);
@@ -1015,16 +1016,7 @@ mod tests {
         assert_eq!(game.pile().last(), Some(&card("9S")));
         assert!(game.pile_frozen());
         let mut bot = GreedyBot::new();
-        assert_eq!(
-            bot_plays(&mut bot, &mut game),
-            Action::TakePile {
-                top: TopMeld {
-                    target: MeldTarget::New,
-                    cards: cards("9D 9H"),
-                },
-                melds: MeldBatch::new(),
-            }
-        );
+        assert_eq!(bot_plays(&mut bot, &mut game), take_new("9D 9H"));
         assert_eq!(*game.hand(Seat(0)), cards("8C 8D 2D 5C 5D 2C 4S"));
         let a = bot_plays(&mut bot, &mut game);
         assert!(matches!(a, Action::GoOut { .. }), "{a}");
@@ -1057,31 +1049,12 @@ mod tests {
         act(&mut game, 0, Action::DrawStock);
         act(&mut game, 0, new_melds(&["KC KD KH KS KC KD Jk"]));
         act(&mut game, 0, discard("AS"));
-        act(
-            &mut game,
-            1,
-            Action::TakePile {
-                top: TopMeld {
-                    target: MeldTarget::New,
-                    cards: cards("AC AD"),
-                },
-                melds: MeldBatch::new(),
-            },
-        );
+        act(&mut game, 1, take_new("AC AD"));
         act(&mut game, 1, discard("QS"));
         pass(&mut game, &[2, 3]);
         assert_eq!(game.pile(), list("QS 4H 7D").as_slice());
         assert!(!game.pile_frozen());
-        assert_eq!(
-            choose(&mut GreedyBot::new(), &game),
-            Action::TakePile {
-                top: TopMeld {
-                    target: MeldTarget::New,
-                    cards: cards("7C 2S"),
-                },
-                melds: MeldBatch::new(),
-            }
-        );
+        assert_eq!(choose(&mut GreedyBot::new(), &game), take_new("7C 2S"));
     }
 
     // R-TURN-4, R-PILE-1, R-PILE-4: a black three blocks the pile for the next player only,
