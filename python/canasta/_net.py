@@ -33,7 +33,7 @@ _POLICIES = {"fallback_move": 1, "forfeit": 2}
 _END_NAMES = {1: "target", 2: "forfeit", 3: "abandoned", 4: "expired", 5: "cancelled"}
 
 
-# --- The connection -------------------------------------------------------------------------
+# --- The connection ---------------------------------------------------------------------------
 
 
 def open_channel(

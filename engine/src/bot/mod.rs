@@ -40,10 +40,10 @@ pub trait Bot: Send {
     /// (a prompt's `time_left_ms`), or `None` where there is none; it holds until it is set
     /// again. A bot whose decisions take time keeps them within it, less the margin of a bot
     /// behind a network ([`search::usable_time`] with [`search::MIN_TIME_MARGIN`]); the
-    /// default, for bots that decide at once, ignores it. Whoever runs a bot under a time control
-    /// and holds it as a `dyn Bot` (`canasta bot`) calls it before each decision; a host with a margin of its own (the server's house bots)
-    /// sets the search bot's limit itself ([`SearchBot::set_time_limit`]), from
-    /// [`search::usable_time`] with that margin.
+    /// default, for bots that decide at once, ignores it. Whoever runs a bot under a time
+    /// control and holds it as a `dyn Bot` (`canasta bot`) calls it before each decision; a
+    /// host with a margin of its own (the server's house bots) sets the search bot's limit
+    /// itself ([`SearchBot::set_time_limit`]), from [`search::usable_time`] with that margin.
     fn set_time_left(&mut self, time_left: Option<std::time::Duration>) {
         let _ = time_left;
     }
