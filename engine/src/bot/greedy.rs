@@ -738,17 +738,6 @@ mod tests {
         Action::Discard { card: card(text) }
     }
 
-    /// Taking the pile with `text`, from the hand, as a new meld with its top card.
-    fn take_new(text: &str) -> Action {
-        Action::TakePile {
-            top: TopMeld {
-                target: MeldTarget::New,
-                cards: cards(text),
-            },
-            melds: MeldBatch::new(),
-        }
-    }
-
     #[test]
     fn a_black_three_is_discarded_first() {
         let mut game = arranged(&["3C 4D 5H 6S 7C 8D 9H 10S JC QD KH"], "8S", "AS", [0, 0]);
@@ -974,7 +963,17 @@ mod tests {
             assert_eq!(bot_plays(&mut bot, &mut game), Action::DrawStock);
             assert_eq!(bot_plays(&mut bot, &mut game), discard("AS"));
             if taken {
-                act(&mut game, 1, take_new("AC AD"));
+                act(
+                    &mut game,
+                    1,
+                    Action::TakePile {
+                        top: TopMeld {
+                            target: MeldTarget::New,
+                            cards: cards("AC AD"),
+                        },
+                        melds: MeldBatch::new(),
+                    },
+                );
                 act(&mut game, 1, discard("KC"));
             } else {
                 pass(&mut game, &[1]);
@@ -991,112 +990,6 @@ mod tests {
             } else {
                 assert_eq!(a, discard("7C"));
             }
-        }
-    }
-
-    // R-OUT-1, R-DEAL-2 (one canasta to go out with four players), R-MELD-1, R-PILE-3: with
-    // a mixed canasta of kings laid, seat 0 takes a frozen pile of six with a pair of nines and
-    // holds seven cards: two pairs, two twos and a four. Going out melds both pairs with a two
-    // and discards the four. The bot looks for it in a hand of up to seven cards: with four, as
-    // it once did, it would discard, as its melds lay no pair with a wild card after the
-    // initial meld and so never bring the hand down to four.
-    #[test]
-    fn going_out_is_found_in_a_hand_of_seven_cards() {
-        let mut game = arranged(
-            &["KC KD KH KS KC KD Jk 9D 9H 8C 8D"],
-            "2D 5C",
-            "5D 2C 4S 9S",
-            [0, 0],
-        );
-        assert_eq!(game.pile(), list("2D 5C").as_slice());
-        act(&mut game, 0, Action::DrawStock);
-        act(&mut game, 0, new_melds(&["KC KD KH KS KC KD Jk"]));
-        act(&mut game, 0, discard("5D"));
-        pass(&mut game, &[1, 2, 3]);
-        assert_eq!(game.pile().last(), Some(&card("9S")));
-        assert!(game.pile_frozen());
-        let mut bot = GreedyBot::new();
-        assert_eq!(bot_plays(&mut bot, &mut game), take_new("9D 9H"));
-        assert_eq!(*game.hand(Seat(0)), cards("8C 8D 2D 5C 5D 2C 4S"));
-        let a = bot_plays(&mut bot, &mut game);
-        assert!(matches!(a, Action::GoOut { .. }), "{a}");
-        let ended = game.history().last().map(|d| d.end);
-        assert_eq!(
-            ended,
-            Some(crate::score::DealEnd::WentOut {
-                seat: Seat(0),
-                concealed: false
-            }),
-            "{a}"
-        );
-    }
-
-    // R-PILE-4 (b), R-PILE-2: seat 0's side has melded, and the pile (three natural cards,
-    // none wild: not frozen) shows a seven; seat 0 holds one seven and a two. The bot takes
-    // the pile with them, where it once waited for a pile of five. Seat 1 took the pile before
-    // (R-PILE-3, R-INIT-3: a pair of aces for its initial meld), so that it holds three cards.
-    #[test]
-    fn an_unfrozen_pile_of_three_is_taken_with_a_natural_and_a_wild_card() {
-        let mut game = arranged(
-            &[
-                "KC KD KH KS KC KD Jk 7C 2S 4D 5H",
-                "AC AD QS 4C 5C 6C 8C 9C 10C JC 6D",
-            ],
-            "8S",
-            "AS 4H 7D",
-            [0, 0],
-        );
-        act(&mut game, 0, Action::DrawStock);
-        act(&mut game, 0, new_melds(&["KC KD KH KS KC KD Jk"]));
-        act(&mut game, 0, discard("AS"));
-        act(&mut game, 1, take_new("AC AD"));
-        act(&mut game, 1, discard("QS"));
-        pass(&mut game, &[2, 3]);
-        assert_eq!(game.pile(), list("QS 4H 7D").as_slice());
-        assert!(!game.pile_frozen());
-        assert_eq!(choose(&mut GreedyBot::new(), &game), take_new("7C 2S"));
-    }
-
-    // R-TURN-4, R-PILE-1, R-PILE-4: a black three blocks the pile for the next player only,
-    // so the bot keeps it while it holds a card no opponent can use. Six queens lie in the
-    // pile and seat 0 holds a seventh: the eighth alone cannot take the pile (with no opponent
-    // melded, a pair is needed, R-PILE-3), so the queen goes first. With those queens
-    // elsewhere nothing in the hand is as safe, and the black three goes first, as it always
-    // did.
-    #[test]
-    fn a_card_no_opponent_can_use_goes_before_a_black_three() {
-        for queens in [true, false] {
-            let stock = if queens {
-                "AS QS QD QC AD QH QS 8C AH"
-            } else {
-                "AS 8S 8H 7S AD 7H 8S 8C AH"
-            };
-            let upcard = if queens { "QH" } else { "6H" };
-            let mut game = arranged(
-                &["3C QC 4D 5H 6S 7C 8D 9H 10S JC KH"],
-                upcard,
-                stock,
-                [0, 0],
-            );
-            act(&mut game, 0, Action::DrawStock);
-            act(&mut game, 0, discard("AS"));
-            pass(&mut game, &[1, 2, 3]);
-            act(&mut game, 0, Action::DrawStock);
-            act(&mut game, 0, discard("AD"));
-            pass(&mut game, &[1, 2, 3]);
-            act(&mut game, 0, Action::DrawStock);
-            let queens_seen = game
-                .pile()
-                .iter()
-                .filter(|c| c.rank() == Rank::Queen)
-                .count();
-            assert_eq!(queens_seen, if queens { 6 } else { 0 });
-            let expected = if queens { "QC" } else { "3C" };
-            assert_eq!(
-                choose(&mut GreedyBot::new(), &game),
-                discard(expected),
-                "queens in the pile: {queens}"
-            );
         }
     }
 
