@@ -1186,13 +1186,15 @@ impl Lobby {
         let rated = game.rated
             && seats_kept
             && matches!(end, v1::MatchEndKind::Target | v1::MatchEndKind::Forfeit);
+        // The ratings, the players' records and events and the game's end are one write: a
+        // crash between two writes would rate the game again at the restart.
+        let mut ops = Vec::new();
         let changes = if rated {
-            self.rate(&mut st, &game.players, &sides, &result, family)
+            self.rate(&mut st, &game.players, &sides, &result, family, &mut ops)
         } else {
             vec![None; game.players.len()]
         };
         let finished_ms = now_ms();
-        let mut ops = Vec::new();
         for (seat, (id, change)) in game.players.iter().zip(changes).enumerate() {
             let won = result
                 .winner_side
@@ -1237,8 +1239,8 @@ impl Lobby {
         Some((self.store.lobby(ops), rated))
     }
 
-    /// Updates the ratings of a rated game's players (in `st`, with the rows to store); returns
-    /// each player's change.
+    /// Updates the ratings of a rated game's players in `st`, and adds the rows to store to
+    /// `ops`; returns each player's change.
     fn rate(
         &self,
         st: &mut State,
@@ -1246,6 +1248,7 @@ impl Lobby {
         sides: &[u32],
         result: &v1::MatchResult,
         family: Family,
+        ops: &mut Vec<LobbyOp>,
     ) -> Vec<Option<v1::RatingChange>> {
         let side_count = sides.iter().max().map_or(0, |&s| s as usize + 1);
         let places = places(side_count, result);
@@ -1283,7 +1286,6 @@ impl Lobby {
                 updates.push((id, after));
             }
         }
-        let mut ops = Vec::new();
         for (id, after) in updates {
             if let Some(p) = st.players.get_mut(&id) {
                 p.ratings.insert(family, after);
@@ -1298,8 +1300,6 @@ impl Lobby {
                 wins: after.wins,
             }));
         }
-        // Queued now, before the game's other rows: the writes keep the order of the changes.
-        drop(self.store.lobby(ops));
         changes
     }
 
