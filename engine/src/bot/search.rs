@@ -980,4 +980,54 @@ mod tests {
             );
         }
     }
+
+    // Measures what a time budget buys in iterations on this machine, so that iteration
+    // budgets (deterministic, and unaffected by other work on the machine) can stand for time
+    // budgets in the duplicate matches docs/bots.md reports: two search seats with a time
+    // budget against two greedy ones, whole matches of official rules for four, every decision
+    // with more than one candidate counted. Run it on an idle machine, in release.
+    #[test]
+    #[ignore = "a measurement: prints iterations per decision (cargo test --release -p \
+                canasta-engine --lib iterations_in_a_time_budget -- --ignored --nocapture)"]
+    fn iterations_in_a_time_budget() {
+        for (ms, matches) in [(10, 3), (50, 2), (200, 1)] {
+            let mut counts = Vec::new();
+            for seed in 1..=matches {
+                let setup = Setup::seeded(RuleSpec::new(Preset::Official, 4), seed);
+                let mut game = Game::new(&setup).unwrap();
+                let budget = Budget::Time(Duration::from_millis(ms));
+                let mut search = [
+                    SearchBot::new(seed, budget),
+                    SearchBot::new(seed + 1, budget),
+                ];
+                let mut greedy = GreedyBot::new();
+                let mut events = Vec::new();
+                while let Some(seat) = game.to_act() {
+                    let view = game.view(Viewer::Seat(seat));
+                    let legal = view.legal().unwrap();
+                    let action = if seat.index() % 2 == 0 {
+                        let bot = &mut search[seat.index() / 2];
+                        let action = bot.choose(&view, &legal);
+                        if bot.stats().iterations > 0 {
+                            counts.push(bot.stats().iterations);
+                        }
+                        action
+                    } else {
+                        greedy.choose(&view, &legal)
+                    };
+                    events.clear();
+                    game.apply_into(seat, &action, &mut events).unwrap();
+                }
+            }
+            counts.sort_unstable();
+            let n = counts.len();
+            let mean = counts.iter().sum::<u64>() as f64 / n as f64;
+            println!(
+                "{ms} ms: {n} decisions, iterations: median {}, mean {mean:.0}, 10% {}, 90% {}",
+                counts[n / 2],
+                counts[n / 10],
+                counts[n * 9 / 10]
+            );
+        }
+    }
 }
