@@ -14,115 +14,12 @@ use canasta_server::{Config, Storage};
 use canasta_tests::test_config;
 use tokio_stream::StreamExt;
 
-const BIN: &str = env!("CARGO_BIN_EXE_canasta");
-
-fn canasta(args: &[&str]) -> std::process::Output {
-    Command::new(BIN).args(args).output().expect("canasta runs")
-}
-
-fn stdout(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A server in this process on a free loopback port; stopped when the runtime ends.
-fn server(rt: &tokio::runtime::Runtime) -> String {
-    server_with(rt, test_config().build().unwrap())
-}
-
-/// A server with this configuration, on a free loopback port.
-fn server_with(rt: &tokio::runtime::Runtime, config: Config) -> String {
-    rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap().to_string();
-        tokio::spawn(canasta_server::run(
-            config,
-            listener,
-            std::future::pending(),
-        ));
-        addr
-    })
-}
+mod common;
+use common::*;
 
 /// The server's production configuration (its limits), in memory.
 fn production() -> canasta_server::ConfigBuilder {
     Config::builder().storage(Storage::Memory)
-}
-
-/// Waits for a child to exit: for the end of its piped output (each pipe read to its end on
-/// a thread of its own, which says when), then for its status. One that has not ended within
-/// `limit` (a guard against a hang, not a measured bound) is killed, and the test fails.
-fn finish_within(mut child: Child, limit: Duration, what: &str) -> Output {
-    let (ended, pipe_ended) = std::sync::mpsc::channel();
-    let read_to_end = |pipe: Option<Box<dyn Read + Send>>| {
-        let ended = ended.clone();
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut bytes);
-            }
-            let _ = ended.send(());
-            bytes
-        })
-    };
-    let out = read_to_end(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let err = read_to_end(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let in_time = (0..2).all(|_| pipe_ended.recv_timeout(limit).is_ok());
-    if !in_time {
-        let _ = child.kill();
-    }
-    let o = Output {
-        status: child.wait().unwrap(),
-        stdout: out.join().unwrap(),
-        stderr: err.join().unwrap(),
-    };
-    assert!(
-        in_time,
-        "{what} did not finish within {limit:?}\nstdout:\n{}\nstderr:\n{}",
-        stdout(&o),
-        stderr(&o)
-    );
-    o
-}
-
-/// `canasta ARGS`, piped, to be waited for with [`finish_within`].
-fn spawn(args: &[&str]) -> Child {
-    Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("canasta runs")
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
-/// A fresh directory for a test's files, removed when dropped (by a failing test too), its
-/// name unique to the run.
-fn temp(name: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("canasta-cli-{name}-"))
-        .tempdir()
-        .unwrap()
 }
 
 #[test]
@@ -619,33 +516,6 @@ fn replay_json_has_structure_not_debug_text() {
         }
         assert_eq!(deals.last().unwrap()["cumulative"], replay["totals"]);
     }
-}
-
-/// The shape of a JSON value: the keys of its objects, the shape of an array's first element,
-/// the type of anything else.
-fn shape(v: &serde_json::Value) -> serde_json::Value {
-    use serde_json::Value;
-    match v {
-        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
-        Value::Array(a) => Value::Array(a.first().map(shape).into_iter().collect()),
-        Value::Null => "null".into(),
-        Value::Bool(_) => "bool".into(),
-        Value::Number(_) => "number".into(),
-        Value::String(_) => "string".into(),
-    }
-}
-
-/// The JSON example of docs/cli.md after the comment `<!-- name -->`.
-fn documented(name: &str) -> serde_json::Value {
-    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/cli.md"))
-        .expect("docs/cli.md");
-    let marker = format!("<!-- {name} -->\n```json\n");
-    let start = doc
-        .find(&marker)
-        .unwrap_or_else(|| panic!("docs/cli.md has no {marker:?}"))
-        + marker.len();
-    let end = start + doc[start..].find("```").expect("the example ends");
-    serde_json::from_str(&doc[start..end]).unwrap_or_else(|e| panic!("the {name} example: {e}"))
 }
 
 /// docs/cli.md shows each JSON output of the client as it is: each example has the shape of

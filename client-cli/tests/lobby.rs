@@ -5,137 +5,18 @@
 //! after rated games, `loadtest --seekers`, and the errors of a bad key file, a wrong key and
 //! an unknown player.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::Child;
 use std::time::Duration;
 
 use canasta_proto::v1;
 use canasta_tests::test_config;
 
-const BIN: &str = env!("CARGO_BIN_EXE_canasta");
+mod common;
+use common::*;
 
 /// A guard against a hang, not a measured bound.
 const LIMIT: Duration = Duration::from_secs(300);
-
-fn canasta(args: &[&str]) -> Output {
-    canasta_env(args, &[])
-}
-
-fn canasta_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(BIN);
-    c.args(args).env_remove("CANASTA_KEY");
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.output().expect("canasta runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
-/// A server in this process on a free loopback port (hosting the default house players,
-/// greedy and random); stopped when the runtime ends.
-fn server(rt: &tokio::runtime::Runtime) -> String {
-    server_with(rt, test_config().build().unwrap())
-}
-
-/// A server with this configuration, on a free loopback port.
-fn server_with(rt: &tokio::runtime::Runtime, config: canasta_server::Config) -> String {
-    rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap().to_string();
-        tokio::spawn(canasta_server::run(
-            config,
-            listener,
-            std::future::pending(),
-        ));
-        addr
-    })
-}
-
-fn temp(name: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("canasta-lobby-{name}-"))
-        .tempdir()
-        .unwrap()
-}
-
-/// `canasta ARGS`, piped, to be waited for with [`finish`].
-fn spawn(args: &[&str]) -> Child {
-    spawn_env(args, &[])
-}
-
-/// `canasta ARGS` with these environment variables, piped.
-fn spawn_env(args: &[&str], env: &[(&str, &str)]) -> Child {
-    let mut c = Command::new(BIN);
-    c.args(args).env_remove("CANASTA_KEY");
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("canasta runs")
-}
-
-/// Waits for a child to end (its pipes read to their ends on threads of their own); one that
-/// has not ended within [`LIMIT`] is killed and the test fails.
-fn finish(mut child: Child, what: &str) -> Output {
-    let (ended, pipe_ended) = std::sync::mpsc::channel();
-    let read = |pipe: Option<Box<dyn Read + Send>>| {
-        let ended = ended.clone();
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut bytes);
-            }
-            let _ = ended.send(());
-            bytes
-        })
-    };
-    let out = read(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let err = read(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let in_time = (0..2).all(|_| pipe_ended.recv_timeout(LIMIT).is_ok());
-    if !in_time {
-        let _ = child.kill();
-    }
-    let o = Output {
-        status: child.wait().unwrap(),
-        stdout: out.join().unwrap(),
-        stderr: err.join().unwrap(),
-    };
-    assert!(
-        in_time,
-        "{what} did not finish\nstdout:\n{}\nstderr:\n{}",
-        stdout(&o),
-        stderr(&o)
-    );
-    o
-}
 
 /// Registers `name` with its key written to `dir/NAME.key`; returns the file.
 fn register(addr: &str, dir: &Path, name: &str) -> PathBuf {
@@ -158,33 +39,6 @@ fn json_lines(text: &str) -> Vec<serde_json::Value> {
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
-}
-
-/// The shape of a JSON value: the keys of its objects, the shape of an array's first element,
-/// the type of anything else.
-fn shape(v: &serde_json::Value) -> serde_json::Value {
-    use serde_json::Value;
-    match v {
-        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
-        Value::Array(a) => Value::Array(a.first().map(shape).into_iter().collect()),
-        Value::Null => "null".into(),
-        Value::Bool(_) => "bool".into(),
-        Value::Number(_) => "number".into(),
-        Value::String(_) => "string".into(),
-    }
-}
-
-/// The JSON example of docs/cli.md after the comment `<!-- name -->`.
-fn documented(name: &str) -> serde_json::Value {
-    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/cli.md"))
-        .expect("docs/cli.md");
-    let marker = format!("<!-- {name} -->\n```json\n");
-    let start = doc
-        .find(&marker)
-        .unwrap_or_else(|| panic!("docs/cli.md has no {marker:?}"))
-        + marker.len();
-    let end = start + doc[start..].find("```").expect("the example ends");
-    serde_json::from_str(&doc[start..end]).unwrap_or_else(|e| panic!("the {name} example: {e}"))
 }
 
 /// A game's summary, from the server.
@@ -241,7 +95,7 @@ fn eight_registered_bots_seeking_four_player_games_play_two_games_to_the_end() {
         .collect();
     let mut lines = Vec::new();
     for (i, b) in bots.into_iter().enumerate() {
-        let o = finish(b, &names[i]);
+        let o = finish_within(b, LIMIT, &names[i]);
         assert!(o.status.success(), "{}: {}", names[i], stderr(&o));
         let mine = json_lines(&stdout(&o));
         assert_eq!(mine.len(), 1, "one game reported: {}", stdout(&o));
@@ -328,7 +182,7 @@ fn two_seekers_naming_each_other_as_partners_sit_on_one_side() {
         .collect();
     let mut lines = Vec::new();
     for (i, b) in bots.into_iter().enumerate() {
-        let o = finish(b, names[i]);
+        let o = finish_within(b, LIMIT, names[i]);
         assert!(o.status.success(), "{}: {}", names[i], stderr(&o));
         let mine = json_lines(&stdout(&o));
         assert_eq!(mine.len(), 3, "{}: {}", names[i], stdout(&o));
@@ -399,7 +253,7 @@ fn a_bot_plays_three_games_at_once() {
         &args(&seek(&["--quiet"])),
         &[("CANASTA_KEY", &canasta_players_key(&b))],
     );
-    let o = finish(first, "triple");
+    let o = finish_within(first, LIMIT, "triple");
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     assert_eq!(
@@ -413,7 +267,7 @@ fn a_bot_plays_three_games_at_once() {
         "a summary: {}",
         stderr(&o)
     );
-    let o = finish(second, "opponent");
+    let o = finish_within(second, LIMIT, "opponent");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).is_empty() && stderr(&o).is_empty(), "--quiet");
     // The order of the player's events: three starts, then the ends.
@@ -450,6 +304,37 @@ fn canasta_players_key(file: &Path) -> String {
         .to_string()
 }
 
+/// Registers north, east, south and west (their keys in `dir`) and starts for each a bot that
+/// accepts challenges and plays `games` games, three at once: the players of a tournament.
+/// Returns the names, the key files and the bots, to be waited for once the tournament ends.
+fn challenge_bots(
+    addr: &str,
+    dir: &Path,
+    games: u32,
+) -> ([&'static str; 4], Vec<PathBuf>, Vec<Child>) {
+    let names = ["north", "east", "south", "west"];
+    let files: Vec<PathBuf> = names.iter().map(|n| register(addr, dir, n)).collect();
+    let games = games.to_string();
+    let bots = files
+        .iter()
+        .map(|f| {
+            spawn(&[
+                "bot",
+                "--accept-challenges",
+                "--server",
+                addr,
+                "--games",
+                &games,
+                "--concurrent",
+                "3",
+                "--key-file",
+                f.to_str().unwrap(),
+            ])
+        })
+        .collect();
+    (names, files, bots)
+}
+
 // A tournament among four registered players whose bots accept challenges: a round robin of
 // four-player games (each way of forming the partnerships once), every game finished, its
 // JSON lines and standings parse, the ratings moved; then the leaderboard and the players'
@@ -459,28 +344,7 @@ fn a_tournament_among_four_players_then_their_leaderboard_and_records() {
     let rt = runtime();
     let addr = server(&rt);
     let dir = temp("tournament");
-    let names = ["north", "east", "south", "west"];
-    let files: Vec<PathBuf> = names
-        .iter()
-        .map(|n| register(&addr, dir.path(), n))
-        .collect();
-    let bots: Vec<Child> = files
-        .iter()
-        .map(|f| {
-            spawn(&[
-                "bot",
-                "--accept-challenges",
-                "--server",
-                &addr,
-                "--games",
-                "3",
-                "--concurrent",
-                "3",
-                "--key-file",
-                f.to_str().unwrap(),
-            ])
-        })
-        .collect();
+    let (names, files, bots) = challenge_bots(&addr, dir.path(), 3);
     let jsonl = dir.path().join("games.jsonl");
     let mut args = vec![
         "tournament",
@@ -497,10 +361,10 @@ fn a_tournament_among_four_players_then_their_leaderboard_and_records() {
     for f in &files {
         args.extend(["--key-file", f.to_str().unwrap()]);
     }
-    let o = finish(spawn(&args), "the tournament");
+    let o = finish_within(spawn(&args), LIMIT, "the tournament");
     assert!(o.status.success(), "{}", stderr(&o));
     for (i, b) in bots.into_iter().enumerate() {
-        let o = finish(b, names[i]);
+        let o = finish_within(b, LIMIT, names[i]);
         assert!(o.status.success(), "{}: {}", names[i], stderr(&o));
         let text = stdout(&o);
         assert_eq!(text.lines().count(), 3, "{}: {text}", names[i]);
@@ -611,28 +475,7 @@ fn a_duplicate_tournament_plays_each_game_on_one_seed_with_the_sides_swapped() {
     let rt = runtime();
     let addr = server(&rt);
     let dir = temp("duplicate");
-    let names = ["north", "east", "south", "west"];
-    let files: Vec<PathBuf> = names
-        .iter()
-        .map(|n| register(&addr, dir.path(), n))
-        .collect();
-    let bots: Vec<Child> = files
-        .iter()
-        .map(|f| {
-            spawn(&[
-                "bot",
-                "--accept-challenges",
-                "--server",
-                &addr,
-                "--games",
-                "6",
-                "--concurrent",
-                "3",
-                "--key-file",
-                f.to_str().unwrap(),
-            ])
-        })
-        .collect();
+    let (names, files, bots) = challenge_bots(&addr, dir.path(), 6);
     let jsonl = dir.path().join("games.jsonl");
     let mut args = vec![
         "tournament",
@@ -654,7 +497,7 @@ fn a_duplicate_tournament_plays_each_game_on_one_seed_with_the_sides_swapped() {
     for f in &files {
         args.extend(["--key-file", f.to_str().unwrap()]);
     }
-    let o = finish(spawn(&args), "the duplicate tournament");
+    let o = finish_within(spawn(&args), LIMIT, "the duplicate tournament");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("seeds 41 to 43"),
@@ -662,7 +505,7 @@ fn a_duplicate_tournament_plays_each_game_on_one_seed_with_the_sides_swapped() {
         stderr(&o)
     );
     for (i, b) in bots.into_iter().enumerate() {
-        let o = finish(b, names[i]);
+        let o = finish_within(b, LIMIT, names[i]);
         assert!(o.status.success(), "{}: {}", names[i], stderr(&o));
     }
     let summary: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
@@ -772,7 +615,7 @@ fn a_lone_player_plays_the_house_players() {
     let addr = server(&rt);
     let dir = temp("house");
     let me = register(&addr, dir.path(), "loner");
-    let o = finish(
+    let o = finish_within(
         spawn(
             &[
                 &["bot", "--seek", "--server", &addr, "--games", "1", "--json"][..],
@@ -782,6 +625,7 @@ fn a_lone_player_plays_the_house_players() {
             ]
             .concat(),
         ),
+        LIMIT,
         "a seek filled with a house player",
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -807,7 +651,7 @@ fn a_lone_player_plays_the_house_players() {
         "--key-file",
         me.to_str().unwrap(),
     ]);
-    let o = finish(
+    let o = finish_within(
         spawn(&[
             "tournament",
             "--server",
@@ -823,12 +667,13 @@ fn a_lone_player_plays_the_house_players() {
             "random",
             "--json",
         ]),
+        LIMIT,
         "a tournament against a house player",
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let summary: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(summary["finished"], 1, "{summary}");
-    let o = finish(bot, "the loner's bot");
+    let o = finish_within(bot, LIMIT, "the loner's bot");
     assert!(o.status.success(), "{}", stderr(&o));
     let o = canasta(&["player", "random", "--server", &addr]);
     assert!(stdout(&o).contains("random (house bot)"), "{}", stdout(&o));

@@ -118,3 +118,43 @@ pub fn is_finished(e: &v1::PlayerEvent) -> bool {
 pub fn is_started(e: &v1::PlayerEvent) -> bool {
     matches!(e.kind, Some(v1::player_event::Kind::GameStarted(_)))
 }
+
+/// Makes a challenge with the challenger's key; returns it as made. Panics if it is refused
+/// (tests of refusals call `create_challenge` themselves).
+pub async fn make_challenge(
+    lobby: &mut Lobby,
+    key: &str,
+    request: v1::CreateChallengeRequest,
+) -> v1::Challenge {
+    lobby
+        .create_challenge(authed(request, key))
+        .await
+        .unwrap_or_else(|e| panic!("the challenge is made: {e:?}"))
+        .into_inner()
+        .challenge
+        .expect("the challenge made")
+}
+
+/// Answers a challenge with an invited player's key; returns the challenge as it stands
+/// after the answer (started once the last seat accepts). Panics if the answer is refused
+/// (tests of refusals call `answer_challenge` themselves).
+pub async fn answer(
+    lobby: &mut Lobby,
+    key: &str,
+    challenge_id: &str,
+    accept: bool,
+) -> v1::Challenge {
+    lobby
+        .answer_challenge(authed(
+            v1::AnswerChallengeRequest {
+                challenge_id: challenge_id.into(),
+                accept,
+            },
+            key,
+        ))
+        .await
+        .unwrap_or_else(|e| panic!("the answer is taken: {e:?}"))
+        .into_inner()
+        .challenge
+        .expect("the challenge answered")
+}

@@ -164,21 +164,11 @@ async fn every_bad_field_of_the_lobby_is_refused_with_its_reason_and_changes_not
         seats: seats.iter().map(|s| s.to_string()).collect(),
         ..Default::default()
     };
-    let pending = lobby
-        .create_challenge(authed(challenge(&["ann", "bob"]), &keys["ann"]))
+    let pending = make_challenge(&mut lobby, &keys["ann"], challenge(&["ann", "bob"]))
         .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap()
         .challenge_id;
-    let ended = lobby
-        .create_challenge(authed(challenge(&["ann", "bob"]), &keys["ann"]))
+    let ended = make_challenge(&mut lobby, &keys["ann"], challenge(&["ann", "bob"]))
         .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap()
         .challenge_id;
     lobby
         .cancel_challenge(authed(
@@ -856,57 +846,30 @@ async fn a_player_s_limits_and_its_kept_events() {
     // accepted are two, the most.
     let cy = register(&mut lobby, "cy").await;
     let _bob_seek = seek(&mut lobby, &bob, short_seek(4)).await;
-    let three = lobby
-        .create_challenge(authed(
-            v1::CreateChallengeRequest {
-                rules: Some(rules(v1::Preset::Official, 3, &[])),
-                seats: vec!["cy".into(), "bob".into(), "ann".into()],
-                ..Default::default()
-            },
-            &cy,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap()
-        .challenge_id;
+    let three = make_challenge(
+        &mut lobby,
+        &cy,
+        v1::CreateChallengeRequest {
+            rules: Some(rules(v1::Preset::Official, 3, &[])),
+            seats: vec!["cy".into(), "bob".into(), "ann".into()],
+            ..Default::default()
+        },
+    )
+    .await
+    .challenge_id;
     let bob_challenge = v1::CreateChallengeRequest {
         seats: vec!["bob".into(), "cy".into()],
         ..challenge.clone()
     };
-    lobby
-        .answer_challenge(authed(
-            v1::AnswerChallengeRequest {
-                challenge_id: three,
-                accept: true,
-            },
-            &bob,
-        ))
-        .await
-        .unwrap();
+    answer(&mut lobby, &bob, &three, true).await;
     let more = lobby.create_challenge(authed(bob_challenge, &bob)).await;
     refused(more, Code::ResourceExhausted, "TOO_MANY_PLAYER_GAMES");
     // Kept events: bob declines and ann challenges again, until bob has more than 16 events.
     let mut id = freed.unwrap().challenge.unwrap().challenge_id;
     for _ in 0..10 {
-        lobby
-            .answer_challenge(authed(
-                v1::AnswerChallengeRequest {
-                    challenge_id: id.clone(),
-                    accept: false,
-                },
-                &bob,
-            ))
+        answer(&mut lobby, &bob, &id, false).await;
+        id = make_challenge(&mut lobby, &ann, challenge.clone())
             .await
-            .unwrap();
-        id = lobby
-            .create_challenge(authed(challenge.clone(), &ann))
-            .await
-            .unwrap()
-            .into_inner()
-            .challenge
-            .unwrap()
             .challenge_id;
     }
     // bob: 23 events (ann's first challenge, cy's and his accept of it, then each challenge

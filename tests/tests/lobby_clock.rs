@@ -23,20 +23,16 @@ async fn an_unanswered_challenge_expires_and_is_closed_to_answers() {
     let ann = register(&mut lobby, "ann").await;
     let bob = register(&mut lobby, "bob").await;
     let mut bob_events = watch_player(&mut lobby, &bob, 0).await;
-    let made = lobby
-        .create_challenge(authed(
-            v1::CreateChallengeRequest {
-                rules: Some(rules(v1::Preset::Official, 2, &[])),
-                seats: vec!["ann".into(), "bob".into()],
-                ..Default::default()
-            },
-            &ann,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap();
+    let made = make_challenge(
+        &mut lobby,
+        &ann,
+        v1::CreateChallengeRequest {
+            rules: Some(rules(v1::Preset::Official, 2, &[])),
+            seats: vec!["ann".into(), "bob".into()],
+            ..Default::default()
+        },
+    )
+    .await;
     events_until(&mut bob_events, 0, |_| true).await;
     // At the time-out bob is told it expired: his next event.
     server.advance(Duration::from_secs(60)).await;

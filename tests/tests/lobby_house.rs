@@ -42,24 +42,20 @@ async fn house_players_accept_challenges_play_and_are_rated() {
     let ann = register(&mut lobby, "ann").await;
     let mut events = watch_player(&mut lobby, &ann, 0).await;
     // A rated game that ends at once: ann never moves under a 100 ms forfeit clock.
-    let started = lobby
-        .create_challenge(authed(
-            v1::CreateChallengeRequest {
-                rules: Some(rules(v1::Preset::Official, 2, &[])),
-                time_control: Some(v1::TimeControl {
-                    move_budget_ms: 100,
-                    policy: v1::TimeoutPolicy::Forfeit as i32,
-                }),
-                seats: vec!["ann".into(), "greedy".into()],
-                ..Default::default()
-            },
-            &ann,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap();
+    let started = make_challenge(
+        &mut lobby,
+        &ann,
+        v1::CreateChallengeRequest {
+            rules: Some(rules(v1::Preset::Official, 2, &[])),
+            time_control: Some(v1::TimeControl {
+                move_budget_ms: 100,
+                policy: v1::TimeoutPolicy::Forfeit as i32,
+            }),
+            seats: vec!["ann".into(), "greedy".into()],
+            ..Default::default()
+        },
+    )
+    .await;
     assert_eq!(
         started.status,
         v1::ChallengeStatus::Started as i32,

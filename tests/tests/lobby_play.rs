@@ -238,13 +238,7 @@ async fn a_challenge_accepted_by_all_starts_a_game_and_one_declined_does_not() {
         rated: Some(false),
         ..Default::default()
     };
-    let made = lobby
-        .create_challenge(authed(challenge(&["bob", "ann", "cy"]), &ann))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap();
+    let made = make_challenge(&mut lobby, &ann, challenge(&["bob", "ann", "cy"])).await;
     assert_eq!(made.status, v1::ChallengeStatus::Pending as i32);
     assert_eq!(made.challenger, "ann");
     let answers: Vec<i32> = made.seats.iter().map(|s| s.answer).collect();
@@ -257,19 +251,8 @@ async fn a_challenge_accepted_by_all_starts_a_game_and_one_declined_does_not() {
     assert!(
         matches!(&received[0].kind, Some(v1::player_event::Kind::Challenge(c)) if c.challenge_id == made.challenge_id)
     );
-    let answer = |accept| v1::AnswerChallengeRequest {
-        challenge_id: made.challenge_id.clone(),
-        accept,
-    };
-    let after_bob = lobby
-        .answer_challenge(authed(answer(true), &bob))
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(
-        after_bob.challenge.unwrap().status,
-        v1::ChallengeStatus::Pending as i32
-    );
+    let after_bob = answer(&mut lobby, &bob, &made.challenge_id, true).await;
+    assert_eq!(after_bob.status, v1::ChallengeStatus::Pending as i32);
     let games_before = client
         .list_games(v1::ListGamesRequest::default())
         .await
@@ -278,13 +261,7 @@ async fn a_challenge_accepted_by_all_starts_a_game_and_one_declined_does_not() {
         .games
         .len();
     assert_eq!(games_before, 0, "no game before everyone accepts");
-    let started = lobby
-        .answer_challenge(authed(answer(true), &cy))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap();
+    let started = answer(&mut lobby, &cy, &made.challenge_id, true).await;
     assert_eq!(started.status, v1::ChallengeStatus::Started as i32);
     let summary = summary_of(&mut client, &started.game_id).await;
     assert_eq!(summary.status, v1::GameStatus::Playing as i32);
@@ -321,30 +298,20 @@ async fn a_challenge_accepted_by_all_starts_a_game_and_one_declined_does_not() {
         assert_eq!(view.view.unwrap().viewer_seat, Some(seat as u32));
     }
     // A late answer: the challenge has ended.
-    let late = lobby.answer_challenge(authed(answer(false), &bob)).await;
+    let late = lobby
+        .answer_challenge(authed(
+            v1::AnswerChallengeRequest {
+                challenge_id: made.challenge_id.clone(),
+                accept: false,
+            },
+            &bob,
+        ))
+        .await;
     refused(late, Code::FailedPrecondition, "CHALLENGE_CLOSED");
 
     // Declined: no game; every player is told.
-    let second = lobby
-        .create_challenge(authed(challenge(&["cy", "bob", "ann"]), &ann))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap();
-    let declined = lobby
-        .answer_challenge(authed(
-            v1::AnswerChallengeRequest {
-                challenge_id: second.challenge_id.clone(),
-                accept: false,
-            },
-            &cy,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap();
+    let second = make_challenge(&mut lobby, &ann, challenge(&["cy", "bob", "ann"])).await;
+    let declined = answer(&mut lobby, &cy, &second.challenge_id, false).await;
     assert_eq!(declined.status, v1::ChallengeStatus::Declined as i32);
     assert_eq!(declined.seats[0].answer, A::Declined as i32);
     let told = events_until(&mut ann_events, ann_seen, |e| {
@@ -525,44 +492,14 @@ async fn a_reconnecting_player_s_stream_resumes_without_loss() {
         ..Default::default()
     };
     let mut stream = watch_player(&mut lobby, &ann, 0).await;
-    let first = lobby
-        .create_challenge(authed(challenge.clone(), &ann))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap();
+    let first = make_challenge(&mut lobby, &ann, challenge.clone()).await;
     let seen = events_until(&mut stream, 0, |_| true).await;
     assert_eq!(seen.len(), 1);
     drop(stream);
     // Meanwhile: the first is declined, a second made and accepted (its game starts).
-    lobby
-        .answer_challenge(authed(
-            v1::AnswerChallengeRequest {
-                challenge_id: first.challenge_id.clone(),
-                accept: false,
-            },
-            &bob,
-        ))
-        .await
-        .unwrap();
-    let second = lobby
-        .create_challenge(authed(challenge, &ann))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap();
-    lobby
-        .answer_challenge(authed(
-            v1::AnswerChallengeRequest {
-                challenge_id: second.challenge_id.clone(),
-                accept: true,
-            },
-            &bob,
-        ))
-        .await
-        .unwrap();
+    answer(&mut lobby, &bob, &first.challenge_id, false).await;
+    let second = make_challenge(&mut lobby, &ann, challenge).await;
+    answer(&mut lobby, &bob, &second.challenge_id, true).await;
     let mut resumed = watch_player(&mut lobby, &ann, 1).await;
     let missed = events_until(&mut resumed, 1, is_started).await;
     let kinds: Vec<String> = missed
@@ -645,17 +582,16 @@ async fn players_and_ratings_survive_a_restart() {
     let c = register(&mut lobby, "gamma").await;
     assert_ne!(c, a);
     let mut stream = watch_player(&mut lobby, &c, 0).await;
-    lobby
-        .create_challenge(authed(
-            v1::CreateChallengeRequest {
-                rules: Some(rules(v1::Preset::Official, 2, &[])),
-                seats: vec!["gamma".into(), "beta".into()],
-                ..Default::default()
-            },
-            &c,
-        ))
-        .await
-        .unwrap();
+    make_challenge(
+        &mut lobby,
+        &c,
+        v1::CreateChallengeRequest {
+            rules: Some(rules(v1::Preset::Official, 2, &[])),
+            seats: vec!["gamma".into(), "beta".into()],
+            ..Default::default()
+        },
+    )
+    .await;
     let first = events_until(&mut stream, 0, |_| true).await;
     assert_eq!(first[0].seq, 1);
     server.stop().await;
@@ -764,22 +700,18 @@ async fn a_seeded_challenge_deals_as_create_game_and_the_engine_deal_that_seed()
     );
     let short = rules(v1::Preset::Official, 2, &[("target_score", "300")]);
     let mut bob_events = watch_player(&mut lobby, &bob, 0).await;
-    let made = lobby
-        .create_challenge(authed(
-            v1::CreateChallengeRequest {
-                rules: Some(short.clone()),
-                seats: vec!["ann".into(), "bob".into()],
-                rated: Some(false),
-                seed: Some(SEED),
-                ..Default::default()
-            },
-            &ann,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap();
+    let made = make_challenge(
+        &mut lobby,
+        &ann,
+        v1::CreateChallengeRequest {
+            rules: Some(short.clone()),
+            seats: vec!["ann".into(), "bob".into()],
+            rated: Some(false),
+            seed: Some(SEED),
+            ..Default::default()
+        },
+    )
+    .await;
     assert!(made.seeded && !made.rated, "{made:?}");
     let invited = events_until(&mut bob_events, 0, |_| true).await;
     let Some(v1::player_event::Kind::Challenge(told)) = &invited[0].kind else {
@@ -789,19 +721,7 @@ async fn a_seeded_challenge_deals_as_create_game_and_the_engine_deal_that_seed()
         told.seeded,
         "the invited player hears the challenger chose the seed"
     );
-    let started = lobby
-        .answer_challenge(authed(
-            v1::AnswerChallengeRequest {
-                challenge_id: made.challenge_id.clone(),
-                accept: true,
-            },
-            &bob,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap();
+    let started = answer(&mut lobby, &bob, &made.challenge_id, true).await;
     let mut ann_events = watch_player(&mut lobby, &ann, 0).await;
     let mut tokens = vec![String::new(); 2];
     for (stream, after) in [(&mut ann_events, 0), (&mut bob_events, 1)] {
@@ -901,26 +821,8 @@ async fn pending_challenges_survive_a_restart_with_their_answers_and_deadline() 
         seed: Some(12),
         ..Default::default()
     };
-    let made = lobby
-        .create_challenge(authed(short(&["ann", "bob", "cy"]), &ann))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap();
-    let answered = lobby
-        .answer_challenge(authed(
-            v1::AnswerChallengeRequest {
-                challenge_id: made.challenge_id.clone(),
-                accept: true,
-            },
-            &bob,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap();
+    let made = make_challenge(&mut lobby, &ann, short(&["ann", "bob", "cy"])).await;
+    let answered = answer(&mut lobby, &bob, &made.challenge_id, true).await;
     let mut bob_events = watch_player(&mut lobby, &bob, 0).await;
     let before = events_until(&mut bob_events, 0, |e| e.seq == 2).await;
     drop(bob_events);
@@ -946,19 +848,7 @@ async fn pending_challenges_survive_a_restart_with_their_answers_and_deadline() 
         .unwrap();
     assert_eq!(again, answered, "the same answers, status and deadline");
     let mut bob_events = watch_player(&mut lobby, &bob, 2).await;
-    let started = lobby
-        .answer_challenge(authed(
-            v1::AnswerChallengeRequest {
-                challenge_id: made.challenge_id.clone(),
-                accept: true,
-            },
-            &cy,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap();
+    let started = answer(&mut lobby, &cy, &made.challenge_id, true).await;
     assert_eq!(started.status, v1::ChallengeStatus::Started as i32);
     let after = events_until(&mut bob_events, 2, is_started).await;
     let Some(v1::player_event::Kind::GameStarted(g)) = &after.last().unwrap().kind else {
@@ -993,13 +883,7 @@ async fn pending_challenges_survive_a_restart_with_their_answers_and_deadline() 
 
     // A challenge made now, stored, and the server restarted before its deadline: it expires
     // on the restarted server, and the challenger's stream tells it.
-    let late = lobby
-        .create_challenge(authed(short(&["bob", "ann", "cy"]), &bob))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .unwrap();
+    let late = make_challenge(&mut lobby, &bob, short(&["bob", "ann", "cy"])).await;
     let mut bob_events = watch_player(&mut lobby, &bob, 0).await;
     let told = events_until(&mut bob_events, 0, |e| {
         matches!(&e.kind, Some(v1::player_event::Kind::Challenge(c)) if c.challenge_id == late.challenge_id)
