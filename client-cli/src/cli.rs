@@ -347,6 +347,10 @@ pub struct TournamentArgs {
     /// server's own limit on challenges may be shorter).
     #[arg(long, default_value = "5m", value_parser = wait_ms)]
     pub accept_within: u64,
+    /// Say on standard error which game has not moved for this long, e.g. 30s, and whose move
+    /// it waits for: a player whose bot is not running, most often (not with --quiet).
+    #[arg(long, default_value = "1m", value_parser = wait_ms)]
+    pub stalled_after: u64,
     /// Write one JSON line per game to this file ("-" for standard output: then the standings
     /// follow as one more line with --json, or go to standard error as text).
     #[arg(long, value_name = "FILE")]

@@ -282,6 +282,14 @@ struct Job {
     deadline: Instant,
     /// The entrant (held) who made the challenge.
     challenger: usize,
+    /// The players who have not answered the challenge yet, as its last state said.
+    unanswered: Vec<String>,
+    /// The game's last event seq when last looked at, to tell a game that stands still.
+    seen_seq: Option<u64>,
+    /// Whether the hint of a challenge left unanswered was given (once a challenge).
+    hinted_challenge: bool,
+    /// Whether the hint of a game that stands still was given (once a game).
+    hinted_game: bool,
 }
 
 /// An entrant: a name, and its key if this command holds it.
@@ -407,6 +415,17 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
         seed: game.slot.map(|s| s.seed),
     };
     let accept_within = Duration::from_millis(args.accept_within);
+    // Games that stand still are looked for at this pace: a game is hinted at once it has not
+    // moved between two looks (so after one to two periods).
+    let stalled_after = Duration::from_millis(args.stalled_after);
+    let mut look = tokio::time::interval_at(Instant::now() + stalled_after, stalled_after);
+    look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut games = crate::remote::connect(&addr).await?;
+    let looks = Looks {
+        entrants: &entrants,
+        key_files: &args.key_files,
+        stalled_after,
+    };
     let mut jobs: HashMap<String, Job> = HashMap::new();
     let mut by_game: HashMap<String, String> = HashMap::new();
     let mut done: Vec<GameLine> = Vec::new();
@@ -433,6 +452,10 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
                 started: Instant::now(),
                 deadline: Instant::now() + accept_within,
                 challenger,
+                unanswered: unanswered(&made),
+                seen_seq: None,
+                hinted_challenge: false,
+                hinted_game: false,
             };
             // A challenge of its challenger and the server's house players (which accept at
             // once) has started already.
@@ -458,6 +481,7 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
                             return Err(key.refused(&s).context("cannot accept a challenge"));
                         }
                     };
+                job.unanswered = unanswered(&answer);
                 if answer.status == v1::ChallengeStatus::Started as i32 {
                     job.game_id = Some(answer.game_id.clone());
                     by_game.insert(answer.game_id, made.challenge_id.clone());
@@ -476,6 +500,14 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
             .min();
         let msg = tokio::select! {
             m = rx.recv() => m,
+            _ = look.tick(), if progress => {
+                for job in jobs.values_mut() {
+                    if let Some(hint) = looks.hint(&mut games, job).await {
+                        eprintln!("{hint}");
+                    }
+                }
+                continue;
+            }
             () = sleep_until(deadline) => {
                 let now = Instant::now();
                 let late: Vec<String> = jobs
@@ -525,6 +557,10 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
                             job.game_id = Some(c.game_id.clone());
                             by_game.insert(c.game_id.clone(), c.challenge_id.clone());
                         }
+                        continue;
+                    }
+                    v1::ChallengeStatus::Pending => {
+                        job.unanswered = unanswered(&c);
                         continue;
                     }
                     v1::ChallengeStatus::Declined => {
@@ -604,6 +640,113 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
         return Err(anyhow!("no game of the tournament was played"));
     }
     Ok(())
+}
+
+/// What a look at the games in flight needs: the entrants (and the key files of those this
+/// command holds, the first entrants in their order), and how long is too long.
+struct Looks<'a> {
+    entrants: &'a [Entrant],
+    key_files: &'a [std::path::PathBuf],
+    stalled_after: Duration,
+}
+
+impl Looks<'_> {
+    /// Looks at a job in flight: a hint (once a challenge, once a game) when its challenge
+    /// has waited for answers `stalled_after` or more, naming who has not answered, or when
+    /// its game has not moved since the last look (its last event's seq the same), naming
+    /// the player whose move it waits for. A game the server cannot show now is looked at
+    /// again next time.
+    async fn hint(&self, games: &mut crate::remote::Client, job: &mut Job) -> Option<String> {
+        let Some(game_id) = job.game_id.clone() else {
+            if job.hinted_challenge || job.started.elapsed() < self.stalled_after {
+                return None;
+            }
+            job.hinted_challenge = true;
+            let bots: Vec<String> = job
+                .unanswered
+                .iter()
+                .filter_map(|name| self.entrant(name))
+                .map(|i| self.bot_of(i))
+                .collect();
+            return Some(format!(
+                "the challenge for the game of {} has waited {:?} for {} to accept. {}",
+                names_of(self.entrants, &job.seats).join(", "),
+                self.stalled_after,
+                job.unanswered.join(", "),
+                bots.join(" ")
+            ));
+        };
+        if job.hinted_game {
+            return None;
+        }
+        let request = v1::GetGameRequest {
+            game_id: game_id.clone(),
+        };
+        let seq = games.get_game(request).await.ok()?.into_inner().game?.seq;
+        if job.seen_seq.replace(seq) != Some(seq) {
+            return None;
+        }
+        job.hinted_game = true;
+        let request = v1::GetViewRequest {
+            game_id: game_id.clone(),
+            include_actions: false,
+        };
+        // A spectator's view says whose move it is; without it the hint names every player.
+        let to_act = match games.get_view(request).await {
+            Ok(r) => r.into_inner().view.and_then(|v| v.to_act),
+            Err(_) => None,
+        };
+        let waits_for = match to_act.and_then(|seat| job.seats.get(seat as usize)) {
+            Some(&i) => format!(
+                "it waits for {} to move. {}",
+                self.entrants[i].name,
+                self.bot_of(i)
+            ),
+            None => format!(
+                "it waits for one of its players. {}",
+                job.seats
+                    .iter()
+                    .map(|&i| self.bot_of(i))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        };
+        Some(format!(
+            "game {game_id} has not moved for {:?}: {waits_for} `canasta watch {game_id}` shows the game.",
+            self.stalled_after
+        ))
+    }
+
+    /// The entrant of this name (the server answers names as registered, any case).
+    fn entrant(&self, name: &str) -> Option<usize> {
+        self.entrants
+            .iter()
+            .position(|e| e.name.eq_ignore_ascii_case(name))
+    }
+
+    /// The question to ask of a player's bot, with the key file when this command holds it.
+    fn bot_of(&self, i: usize) -> String {
+        match self.key_files.get(i) {
+            Some(file) => format!(
+                "Is {}'s bot running (`canasta bot --accept-challenges --key-file {}`)?",
+                self.entrants[i].name,
+                file.display()
+            ),
+            None => format!(
+                "Is {}'s bot running (`canasta bot --accept-challenges` with its key)?",
+                self.entrants[i].name
+            ),
+        }
+    }
+}
+
+/// The players who have not answered a challenge yet.
+fn unanswered(c: &v1::Challenge) -> Vec<String> {
+    c.seats
+        .iter()
+        .filter(|s| s.answer == v1::ChallengeAnswer::Pending as i32)
+        .map(|s| s.player.clone())
+        .collect()
 }
 
 /// Sleeps until `deadline`, or for ever without one.

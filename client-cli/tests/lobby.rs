@@ -363,6 +363,11 @@ fn a_tournament_among_four_players_then_their_leaderboard_and_records() {
     }
     let o = finish_within(spawn(&args), LIMIT, "the tournament");
     assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("has not moved"),
+        "no game of bots that play stands still a minute: {}",
+        stderr(&o)
+    );
     for (i, b) in bots.into_iter().enumerate() {
         let o = finish_within(b, LIMIT, names[i]);
         assert!(o.status.success(), "{}: {}", names[i], stderr(&o));
@@ -604,6 +609,98 @@ fn a_duplicate_tournament_plays_each_game_on_one_seed_with_the_sides_swapped() {
     }
     first_hands.dedup();
     assert_eq!(first_hands.len(), 3, "each set its own deal");
+}
+
+/// Runs `canasta tournament ARGS` until its first hint of a challenge or game left standing
+/// (read from standard error line by line on a thread), then stops it; returns the hint.
+fn first_hint(args: &[&str]) -> String {
+    let mut tournament = spawn(args);
+    let (line_read, lines) = std::sync::mpsc::channel();
+    let err = std::io::BufReader::new(tournament.stderr.take().unwrap());
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in err.lines().map_while(Result::ok) {
+            if line_read.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let hint = loop {
+        let Ok(line) = lines.recv_timeout(LIMIT) else {
+            let _ = tournament.kill();
+            panic!("no hint; standard error so far:\n{}", seen.join("\n"));
+        };
+        if line.contains("has not moved") || line.contains("has waited") {
+            break line;
+        }
+        seen.push(line);
+    };
+    let _ = tournament.kill();
+    let _ = tournament.wait();
+    hint
+}
+
+// A tournament whose players' bots are not running says so on standard error instead of
+// waiting in silence. Bob's bot is not running and this command does not hold his key: the
+// challenge waits for his answer, and the hint names him. Then both keys are held: the
+// tournament accepts for both, the game starts, nobody moves, and the hint names the game and
+// the player whose move it waits for (the first to play, as the server's spectator view says),
+// with the key file to start that player's bot with.
+#[test]
+fn a_tournament_says_which_challenge_or_game_stands_still_and_whom_it_waits_for() {
+    let rt = runtime();
+    let addr = server(&rt);
+    let dir = temp("stalled");
+    let files: Vec<PathBuf> = ["ann", "bob"]
+        .iter()
+        .map(|n| register(&addr, dir.path(), n))
+        .collect();
+    let (ann, bob) = (files[0].to_str().unwrap(), files[1].to_str().unwrap());
+    let short = [
+        "tournament",
+        "--server",
+        &addr,
+        "--players",
+        "2",
+        "--unrated",
+        "--stalled-after",
+        "100ms",
+    ];
+
+    let hint = first_hint(&[&short[..], &["--key-file", ann, "--player", "bob"]].concat());
+    assert_eq!(
+        hint,
+        "the challenge for the game of ann, bob has waited 100ms for bob to accept. \
+         Is bob's bot running (`canasta bot --accept-challenges` with its key)?"
+    );
+
+    let hint = first_hint(&[&short[..], &["--key-file", ann, "--key-file", bob]].concat());
+    let game_id = hint
+        .strip_prefix("game ")
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("the hint names the game: {hint}"));
+    let summary = game(&rt, &addr, game_id);
+    assert_eq!(summary.status, v1::GameStatus::Playing as i32, "{hint}");
+    let to_act = rt.block_on(async {
+        let mut client = canasta_tests::connect(addr.parse().unwrap()).await;
+        canasta_tests::view_of(&mut client, game_id, None, false)
+            .await
+            .view
+            .unwrap()
+            .to_act
+            .expect("a seat to act")
+    });
+    let name = &summary.seats[to_act as usize].display_name;
+    assert_eq!(
+        hint,
+        format!(
+            "game {game_id} has not moved for 100ms: it waits for {name} to move. \
+             Is {name}'s bot running (`canasta bot --accept-challenges --key-file {}`)? \
+             `canasta watch {game_id}` shows the game.",
+            dir.path().join(format!("{name}.key")).display()
+        )
+    );
 }
 
 // A lone player always has opponents: its seek is filled with the server's house players
