@@ -3,7 +3,8 @@
 //! environment variables, refusing to start on a database it cannot open, naming a stored game
 //! it cannot restore, and SIGTERM: in the middle of play it exits 0, ends the watch streams
 //! cleanly, and every acknowledged action is there after a restart; idle, it exits at once.
-//! After a kill -9, the lobby's players, ratings and events are back.
+//! After a kill -9, the lobby's players, ratings and events are back, and so is every
+//! challenge answer the server acknowledged.
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
@@ -15,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use canasta_proto::v1;
 use canasta_proto::v1::canasta_service_client::CanastaServiceClient;
+use canasta_proto::v1::lobby_service_client::LobbyServiceClient;
 use canasta_proto::v1::watch_game_response::Kind as Msg;
 use tonic::transport::Channel;
 use tonic::{Request, Status, Streaming};
@@ -583,6 +585,33 @@ async fn a_damaged_game_is_named_in_the_log_with_its_database() {
     }
 }
 
+/// The lobby's gRPC client, connected to `server`.
+async fn lobby_of(server: &Server) -> LobbyServiceClient<Channel> {
+    let channel = Channel::from_shared(format!("http://{}", server.addr()))
+        .expect("a uri")
+        .connect()
+        .await
+        .expect("the server accepts connections");
+    LobbyServiceClient::new(channel)
+}
+
+/// Registers these players; returns their keys, in order.
+async fn register_all(lobby: &mut LobbyServiceClient<Channel>, names: &[&str]) -> Vec<String> {
+    let mut keys = Vec::new();
+    for name in names {
+        let key = lobby
+            .register_player(v1::RegisterPlayerRequest {
+                name: name.to_string(),
+            })
+            .await
+            .expect("registered")
+            .into_inner()
+            .key;
+        keys.push(key);
+    }
+    keys
+}
+
 /// Reads a player's stream until the end of a game; returns the events up to it.
 async fn until_a_game_ends(
     stream: &mut Streaming<v1::WatchPlayerResponse>,
@@ -609,27 +638,12 @@ async fn until_a_game_ends(
 // the result had been stored before the kill or the game is rated again at the start.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn players_and_ratings_survive_a_kill_9() {
-    use canasta_proto::v1::lobby_service_client::LobbyServiceClient;
     let dir = temp_dir("lobby-kill");
     let db = dir.path().join("canasta.db");
     let args = ["--db", db_arg(&db), "--min-move-budget-ms", "100"];
     let server = Server::spawn(&args, &[]);
-    let channel = Channel::from_shared(format!("http://{}", server.addr()))
-        .expect("a uri")
-        .connect()
-        .await
-        .expect("the server accepts connections");
-    let mut lobby = LobbyServiceClient::new(channel);
-    let mut keys = Vec::new();
-    for name in ["alpha", "beta"] {
-        let key = lobby
-            .register_player(v1::RegisterPlayerRequest { name: name.into() })
-            .await
-            .expect("registered")
-            .into_inner()
-            .key;
-        keys.push(key);
-    }
+    let mut lobby = lobby_of(&server).await;
+    let keys = register_all(&mut lobby, &["alpha", "beta"]).await;
     let mut stream = lobby
         .watch_player(authed(v1::WatchPlayerRequest { after_seq: 0 }, &keys[0]))
         .await
@@ -667,12 +681,7 @@ async fn players_and_ratings_survive_a_kill_9() {
     drop(server);
 
     let server = Server::spawn(&args, &[]);
-    let channel = Channel::from_shared(format!("http://{}", server.addr()))
-        .expect("a uri")
-        .connect()
-        .await
-        .expect("the server accepts connections");
-    let mut lobby = LobbyServiceClient::new(channel);
+    let mut lobby = lobby_of(&server).await;
     let mut stream = lobby
         .watch_player(authed(v1::WatchPlayerRequest { after_seq: 0 }, &keys[0]))
         .await
@@ -707,5 +716,96 @@ async fn players_and_ratings_survive_a_kill_9() {
         vec![finished.rating.unwrap().after.unwrap()],
         "the rating the player was told"
     );
+    let _ = server.terminate();
+}
+
+// A challenge, an accept, a decline and a withdrawal are answered once stored: killed with
+// SIGKILL right after the answers, the restarted server has the accepted challenge pending
+// with the accept it was told (the last accept then starts its game), and the declined and
+// withdrawn ones ended (forgotten: not pending again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn challenge_answers_survive_a_kill_9() {
+    let dir = temp_dir("challenges-kill");
+    let db = dir.path().join("canasta.db");
+    let args = ["--db", db_arg(&db)];
+    let challenge = |seats: &[&str]| v1::CreateChallengeRequest {
+        rules: Some(v1::RuleSet {
+            preset: v1::Preset::Official as i32,
+            player_count: seats.len() as u32,
+            options: Default::default(),
+        }),
+        seats: seats.iter().map(|s| s.to_string()).collect(),
+        rated: Some(false),
+        ..Default::default()
+    };
+    let answer = |id: &str, accept| v1::AnswerChallengeRequest {
+        challenge_id: id.into(),
+        accept,
+    };
+    let server = Server::spawn(&args, &[]);
+    let mut lobby = lobby_of(&server).await;
+    let keys = register_all(&mut lobby, &["ann", "bob", "cy"]).await;
+    let (ann, bob, cy) = (&keys[0], &keys[1], &keys[2]);
+    let mut made = Vec::new();
+    for seats in [&["ann", "bob", "cy"][..], &["ann", "bob"], &["ann", "cy"]] {
+        let c = lobby
+            .create_challenge(authed(challenge(seats), ann))
+            .await
+            .expect("a challenge")
+            .into_inner()
+            .challenge
+            .expect("the challenge");
+        made.push(c.challenge_id);
+    }
+    let accepted = lobby
+        .answer_challenge(authed(answer(&made[0], true), bob))
+        .await
+        .expect("an accept")
+        .into_inner()
+        .challenge
+        .expect("the challenge");
+    lobby
+        .answer_challenge(authed(answer(&made[1], false), bob))
+        .await
+        .expect("a decline");
+    lobby
+        .cancel_challenge(authed(
+            v1::CancelChallengeRequest {
+                challenge_id: made[2].clone(),
+            },
+            ann,
+        ))
+        .await
+        .expect("a withdrawal");
+    let mut server = server;
+    server.child.kill().expect("SIGKILL");
+    server.child.wait().expect("killed");
+    drop(server);
+
+    let server = Server::spawn(&args, &[]);
+    let mut lobby = lobby_of(&server).await;
+    let again = lobby
+        .answer_challenge(authed(answer(&made[0], true), bob))
+        .await
+        .expect("the accepted challenge is pending")
+        .into_inner()
+        .challenge
+        .expect("the challenge");
+    assert_eq!(again, accepted, "the accept it was told, kept");
+    let started = lobby
+        .answer_challenge(authed(answer(&made[0], true), cy))
+        .await
+        .expect("the last accept")
+        .into_inner()
+        .challenge
+        .expect("the challenge");
+    assert_eq!(started.status, v1::ChallengeStatus::Started as i32);
+    for (id, key) in [(&made[1], bob), (&made[2], cy)] {
+        let ended = lobby
+            .answer_challenge(authed(answer(id, true), key))
+            .await
+            .expect_err("an ended challenge is not pending again");
+        assert_eq!(ended.code(), tonic::Code::NotFound, "{ended:?}");
+    }
     let _ = server.terminate();
 }

@@ -1,6 +1,7 @@
 //! Storage faults end to end: writes that fail (a full disk, a lost volume; injected through
 //! the store's fault switch) are answered UNAVAILABLE `STORAGE_FAILED` and change nothing, and
-//! a retry after the storage recovers is applied once; a stored game whose log is damaged (a
+//! a retry after the storage recovers is applied once (the lobby's challenge calls say what
+//! became of the challenge); a stored game whose log is damaged (a
 //! row that does not decode, or fails its checksum, or a game id that no longer reads) is not
 //! served as if it were fine (DATA_LOSS `BAD_LOG`) while the other games play on; a database
 //! deleted while the server runs makes it acknowledge nothing more.
@@ -442,5 +443,107 @@ async fn a_database_deleted_while_serving_acknowledges_nothing_more() {
         .await
         .expect_err("no seat is stored");
     assert_refused(&status, Code::Unavailable, "STORAGE_FAILED");
+    server.stop().await;
+}
+
+// The lobby's challenges answer once what they say is stored. While the database refuses
+// writes, making, accepting, declining and withdrawing a challenge are answered UNAVAILABLE
+// STORAGE_FAILED, saying what became of it: one made or accepted then is cancelled (its
+// players are told, and answers to it are refused as closed), so that no player goes on
+// waiting for a game the database never heard of. Once the database works again, challenges
+// work again.
+#[tokio::test]
+async fn challenge_calls_answer_storage_failed_while_the_database_refuses_writes() {
+    use canasta_tests::lobby::*;
+    let dir = temp_dir("storage-faults-lobby");
+    let db = dir.path().join("canasta.db");
+    let config = db_config(&db);
+    let (store, loaded) = canasta_server::open_store(&config).expect("the database opens");
+    let faults = store.write_faults();
+    let server = TestServer::with_store(config, store, loaded).await;
+    let mut lobby = lobby(server.addr).await;
+    let (ann, bob, cy) = (
+        register(&mut lobby, "ann").await,
+        register(&mut lobby, "bob").await,
+        register(&mut lobby, "cy").await,
+    );
+    let challenge = |seats: &[&str]| v1::CreateChallengeRequest {
+        rules: Some(rules(v1::Preset::Official, seats.len() as u32, &[])),
+        seats: seats.iter().map(|s| s.to_string()).collect(),
+        rated: Some(false),
+        ..Default::default()
+    };
+    let refused_storage = |status: Status, what: &str| {
+        assert_refused(&status, Code::Unavailable, "STORAGE_FAILED");
+        assert!(status.message().contains(what), "{}", status.message());
+    };
+    let answer_request = |id: &str, accept| v1::AnswerChallengeRequest {
+        challenge_id: id.into(),
+        accept,
+    };
+    let earlier = make_challenge(&mut lobby, &ann, challenge(&["ann", "bob", "cy"])).await;
+    let declined = make_challenge(&mut lobby, &ann, challenge(&["ann", "bob"])).await;
+    let withdrawn = make_challenge(&mut lobby, &ann, challenge(&["ann", "cy"])).await;
+    let mut bob_events = watch_player(&mut lobby, &bob, 0).await;
+    let seen = events_until(&mut bob_events, 0, |e| e.seq == 2).await;
+
+    faults.set(true);
+    let status = lobby
+        .create_challenge(authed(challenge(&["ann", "bob"]), &ann))
+        .await
+        .expect_err("no challenge is stored");
+    refused_storage(status, "the challenge was not made");
+    // bob hears of it, and of its end: it was cancelled, since the database refused it.
+    let told = events_until(&mut bob_events, seen.len() as u64, |e| {
+        matches!(&e.kind, Some(v1::player_event::Kind::Challenge(c))
+            if c.status == v1::ChallengeStatus::Cancelled as i32)
+    })
+    .await;
+    let Some(v1::player_event::Kind::Challenge(cancelled)) = &told.last().unwrap().kind else {
+        unreachable!()
+    };
+    assert!(
+        cancelled.note.contains("refused to store it"),
+        "{cancelled:?}"
+    );
+    let late = lobby
+        .answer_challenge(authed(answer_request(&cancelled.challenge_id, true), &bob))
+        .await;
+    refused(late, Code::FailedPrecondition, "CHALLENGE_CLOSED");
+
+    let status = lobby
+        .answer_challenge(authed(answer_request(&earlier.challenge_id, true), &bob))
+        .await
+        .expect_err("no accept is stored");
+    refused_storage(
+        status,
+        "your accept was not stored, and the challenge is cancelled",
+    );
+    let late = lobby
+        .answer_challenge(authed(answer_request(&earlier.challenge_id, true), &cy))
+        .await;
+    refused(late, Code::FailedPrecondition, "CHALLENGE_CLOSED");
+
+    let status = lobby
+        .answer_challenge(authed(answer_request(&declined.challenge_id, false), &bob))
+        .await
+        .expect_err("no decline is stored");
+    refused_storage(status, "decline it again");
+    let status = lobby
+        .cancel_challenge(authed(
+            v1::CancelChallengeRequest {
+                challenge_id: withdrawn.challenge_id.clone(),
+            },
+            &ann,
+        ))
+        .await
+        .expect_err("no withdrawal is stored");
+    refused_storage(status, "withdraw it again");
+
+    // The database works again: so do challenges, to the game.
+    faults.set(false);
+    let made = make_challenge(&mut lobby, &ann, challenge(&["ann", "bob"])).await;
+    let started = answer(&mut lobby, &bob, &made.challenge_id, true).await;
+    assert_eq!(started.status, v1::ChallengeStatus::Started as i32);
     server.stop().await;
 }

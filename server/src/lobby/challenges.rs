@@ -2,8 +2,9 @@
 //! each answers; one decline ends it, the last accept starts the game; unanswered, it expires
 //! after `--challenge-timeout-secs`. Every change is an event on each of its players' streams.
 //!
-//! A pending challenge is stored (made, and at each answer) and survives a restart with its
-//! answers and its deadline: [`Lobby::restore_challenges`] takes it back, expiring at once
+//! A pending challenge is stored (made, and at each answer; each call answers once its change
+//! is committed, so that a crash after the answer loses none of it) and survives a restart
+//! with its answers and its deadline: [`Lobby::restore_challenges`] takes it back, expiring at once
 //! those whose deadline passed while the server was down, so that its players' streams still
 //! tell how it ended. An ended challenge is forgotten by the store, and kept in memory for
 //! another `--challenge-timeout-secs`, so that a late answer is told it has ended
@@ -20,7 +21,7 @@ use super::seeks::PlayerId;
 use super::{GameSpec, Lobby, Origin};
 use crate::actor::now_ms;
 use crate::errors::ApiError;
-use crate::store::{ChallengeRow, LobbyOp};
+use crate::store::{ChallengeRow, LobbyOp, StoreError};
 
 /// One challenge.
 struct Challenge {
@@ -29,6 +30,25 @@ struct Challenge {
     /// The players, in seat order.
     players: Vec<PlayerId>,
     challenger: PlayerId,
+}
+
+/// A challenge just made: pending, with the write that stores it (for the answer to wait
+/// for), or accepted by every seat (its other players are house players), with what its game
+/// needs.
+enum Made {
+    Pending(Write),
+    Started(GameSpec, Vec<PlayerId>),
+}
+
+/// A write to the lobby's tables, committed when it is ready.
+type Write = std::pin::Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send>>;
+
+/// What an answer to a challenge did: declined it, accepted it (others have not yet), each
+/// with the write that stores it; or, the last accept, made its game due.
+enum Answered {
+    Declined(v1::Challenge, Write),
+    Accepted(v1::Challenge, Write),
+    Start(GameSpec, Vec<PlayerId>),
 }
 
 /// The challenges the lobby holds, by id.
@@ -70,6 +90,15 @@ fn not_found(id: &str) -> ApiError {
              restart): challenge again",
             canasta_engine::quote::quoted(id)
         ),
+    )
+}
+
+/// The answer to a change of a challenge the database refused to store.
+fn not_stored(e: &StoreError, what: &str) -> ApiError {
+    ApiError::new(
+        Code::Unavailable,
+        Reason::StorageFailed,
+        format!("{e}: {what}"),
     )
 }
 
@@ -126,14 +155,29 @@ impl Lobby {
                 r.seats.len()
             )));
         }
-        let (wire, start) = self.make_challenge(player, &r, spec)?;
-        if let Some((spec, players)) = start {
-            let wire = self
-                .start_challenge(&wire.challenge_id, spec, players)
-                .await?;
-            return Ok(v1::CreateChallengeResponse {
-                challenge: Some(wire),
-            });
+        let (wire, made) = self.make_challenge(player, &r, spec)?;
+        let stored = match made {
+            Made::Started(spec, players) => {
+                let wire = self
+                    .start_challenge(&wire.challenge_id, spec, players)
+                    .await?;
+                return Ok(v1::CreateChallengeResponse {
+                    challenge: Some(wire),
+                });
+            }
+            Made::Pending(stored) => stored,
+        };
+        // Answered once stored: a challenge its challenger was told of survives a crash.
+        if let Err(e) = stored.await {
+            // Withdrawn (its players are told), so that the challenger's answer and what a
+            // restart finds agree: no challenge.
+            let note = format!("the database refused to store it: {e}");
+            drop(self.end(&wire.challenge_id, v1::ChallengeStatus::Cancelled, note));
+            return Err(not_stored(
+                &e,
+                "the challenge was not made (its players are told it is cancelled); challenge \
+                 again later",
+            ));
         }
         Ok(v1::CreateChallengeResponse {
             challenge: Some(wire),
@@ -142,13 +186,12 @@ impl Lobby {
 
     /// Records a new challenge and tells its players, or, if every seat has accepted (its
     /// other players are house players), marks it started and returns what its game needs.
-    #[allow(clippy::type_complexity)]
     fn make_challenge(
         self: &Arc<Self>,
         player: PlayerId,
         r: &v1::CreateChallengeRequest,
         spec: GameSpec,
-    ) -> Result<(v1::Challenge, Option<(GameSpec, Vec<PlayerId>)>), ApiError> {
+    ) -> Result<(v1::Challenge, Made), ApiError> {
         let seats = spec.layout.seats();
         let bad = |message: String| ApiError::invalid(Reason::BadSeats, "seats", message);
         let mut st = self.state();
@@ -211,15 +254,15 @@ impl Lobby {
             .iter()
             .all(|&p| p == player || Lobby::hosted(&st, p));
         if all {
-            let start = self.begin_start(&mut st, &id);
-            return Ok((wire, Some(start)));
+            let (spec, players) = self.begin_start(&mut st, &id);
+            return Ok((wire, Made::Started(spec, players)));
         }
         let mut ops = vec![stored];
         ops.extend(self.tell(&mut st, &players, &wire));
-        drop(self.store.lobby(ops));
+        let stored: Write = Box::pin(self.store.lobby(ops));
         drop(st);
         self.expire_after(id, timeout);
-        Ok((wire, None))
+        Ok((wire, Made::Pending(stored)))
     }
 
     /// Expires challenge `id` after `wait` if it is still pending then, and forgets it
@@ -229,7 +272,11 @@ impl Lobby {
         let kept = self.config.challenge_timeout();
         tokio::spawn(async move {
             tokio::time::sleep(wait).await;
-            lobby.end(&id, v1::ChallengeStatus::Expired, String::new());
+            if let Some((_, stored)) = lobby.end(&id, v1::ChallengeStatus::Expired, String::new())
+                && let Err(e) = stored.await
+            {
+                tracing::error!(challenge = %id, error = %e, "an expired challenge's end was not stored: after a restart it is pending again, and expires then");
+            }
             // Kept a while, so that a late answer hears it has ended.
             tokio::time::sleep(kept).await;
             lobby.state().challenges.by_id.remove(&id);
@@ -329,8 +376,17 @@ impl Lobby {
     }
 
     /// Ends a pending challenge with `status` (nothing if it has ended); frees its players'
-    /// counts and tells them.
-    fn end(&self, id: &str, status: v1::ChallengeStatus, note: String) -> Option<v1::Challenge> {
+    /// counts and tells them. Returns the challenge as ended and the write that stores its end,
+    /// for an answer to wait for.
+    fn end(
+        &self,
+        id: &str,
+        status: v1::ChallengeStatus,
+        note: String,
+    ) -> Option<(
+        v1::Challenge,
+        impl Future<Output = Result<(), StoreError>> + Send + use<>,
+    )> {
         let mut st = self.state();
         let c = st.challenges.by_id.get_mut(id)?;
         if !pending(c) {
@@ -353,8 +409,7 @@ impl Lobby {
         }
         let mut ops = vec![done_op(id)];
         ops.extend(self.tell(&mut st, &players, &wire));
-        drop(self.store.lobby(ops));
-        Some(wire)
+        Some((wire, self.store.lobby(ops)))
     }
 
     /// An invited player's answer; the last accept starts the game (answered once it has).
@@ -370,7 +425,7 @@ impl Lobby {
                 "challenge_id is required: name the challenge (your WatchPlayer stream gives it)",
             ));
         }
-        let start = {
+        let answered = {
             let mut st = self.state();
             let c = st
                 .challenges
@@ -401,52 +456,77 @@ impl Lobby {
                     st.players.get_mut(&player).expect("a player").challenges_in -= 1;
                 }
                 drop(st);
-                let wire = self
+                let (wire, stored) = self
                     .end(
                         &r.challenge_id,
                         v1::ChallengeStatus::Declined,
                         String::new(),
                     )
                     .expect("pending");
-                return Ok(v1::AnswerChallengeResponse {
-                    challenge: Some(wire),
-                });
-            }
-            if !was_accepted {
-                // Accepting is a wait of the player's, within its limits.
-                self.check_games(&st.players[&player])?;
+                Answered::Declined(wire, Box::pin(stored))
+            } else {
+                if !was_accepted {
+                    // Accepting is a wait of the player's, within its limits.
+                    self.check_games(&st.players[&player])?;
+                    let c = st
+                        .challenges
+                        .by_id
+                        .get_mut(&r.challenge_id)
+                        .expect("found above");
+                    c.wire.seats[seat].answer = v1::ChallengeAnswer::Accepted as i32;
+                    st.players.get_mut(&player).expect("a player").challenges_in += 1;
+                }
                 let c = st
                     .challenges
                     .by_id
                     .get_mut(&r.challenge_id)
                     .expect("found above");
-                c.wire.seats[seat].answer = v1::ChallengeAnswer::Accepted as i32;
-                st.players.get_mut(&player).expect("a player").challenges_in += 1;
-            }
-            let c = st
-                .challenges
-                .by_id
-                .get_mut(&r.challenge_id)
-                .expect("found above");
-            let all = c
-                .wire
-                .seats
-                .iter()
-                .all(|s| s.answer == v1::ChallengeAnswer::Accepted as i32);
-            if all {
-                Some(self.begin_start(&mut st, &r.challenge_id))
-            } else {
-                let (wire, players) = (c.wire.clone(), c.players.clone());
-                let mut ops = vec![row_op(c)];
-                ops.extend(self.tell(&mut st, &players, &wire));
-                drop(self.store.lobby(ops));
-                return Ok(v1::AnswerChallengeResponse {
-                    challenge: Some(wire),
-                });
+                let all = c
+                    .wire
+                    .seats
+                    .iter()
+                    .all(|s| s.answer == v1::ChallengeAnswer::Accepted as i32);
+                if all {
+                    let (spec, players) = self.begin_start(&mut st, &r.challenge_id);
+                    Answered::Start(spec, players)
+                } else {
+                    let (wire, players) = (c.wire.clone(), c.players.clone());
+                    let mut ops = vec![row_op(c)];
+                    ops.extend(self.tell(&mut st, &players, &wire));
+                    Answered::Accepted(wire, Box::pin(self.store.lobby(ops)))
+                }
             }
         };
-        let (spec, players) = start.expect("all accepted");
-        let wire = self.start_challenge(&r.challenge_id, spec, players).await?;
+        // Answered once stored: an answer its player was told of survives a crash.
+        let wire = match answered {
+            Answered::Start(spec, players) => {
+                self.start_challenge(&r.challenge_id, spec, players).await?
+            }
+            Answered::Declined(wire, stored) => {
+                stored.await.map_err(|e| {
+                    not_stored(
+                        &e,
+                        "the challenge is declined, but a restart of the server would find it \
+                         pending again: decline it again then",
+                    )
+                })?;
+                wire
+            }
+            Answered::Accepted(wire, stored) => {
+                if let Err(e) = stored.await {
+                    // Withdrawn (its players are told), so that the answer and what a restart
+                    // finds agree: no accept stands.
+                    let note = format!("the database refused to store an answer: {e}");
+                    drop(self.end(&r.challenge_id, v1::ChallengeStatus::Cancelled, note));
+                    return Err(not_stored(
+                        &e,
+                        "your accept was not stored, and the challenge is cancelled (its \
+                         players are told); challenge again later",
+                    ));
+                }
+                wire
+            }
+        };
         Ok(v1::AnswerChallengeResponse {
             challenge: Some(wire),
         })
@@ -513,7 +593,7 @@ impl Lobby {
     }
 
     /// Withdraws a pending challenge, for its challenger.
-    pub fn cancel_challenge(
+    pub async fn cancel_challenge(
         &self,
         player: PlayerId,
         r: v1::CancelChallengeRequest,
@@ -544,13 +624,21 @@ impl Lobby {
                 return Err(closed(&c.wire));
             }
         }
-        let wire = self
+        let (wire, stored) = self
             .end(
                 &r.challenge_id,
                 v1::ChallengeStatus::Cancelled,
                 String::new(),
             )
             .ok_or_else(|| not_found(&r.challenge_id))?;
+        // Answered once stored: a withdrawal its challenger was told of survives a crash.
+        if let Err(e) = stored.await {
+            return Err(not_stored(
+                &e,
+                "the challenge is withdrawn, but a restart of the server would find it pending \
+                 again: withdraw it again then",
+            ));
+        }
         Ok(v1::CancelChallengeResponse {
             challenge: Some(wire),
         })

@@ -119,7 +119,7 @@ impl LobbyService for Service {
         &self,
         request: Request<v1::CancelChallengeRequest>,
     ) -> Result<Response<v1::CancelChallengeResponse>, Status> {
-        self.call(request, |c: AsPlayer, r| async move {
+        self.call(request, |c: AsPlayer, r| {
             self.lobby.cancel_challenge(c.player, r)
         })
         .await
