@@ -1903,10 +1903,12 @@ fn loadtest_reads_the_cpu_and_memory_of_a_server_of_its_own() {
     assert!(r["actions"].as_u64().unwrap() > 0, "{r}");
     assert_eq!(r["errors"], serde_json::json!({}), "{r}");
     assert!(r["memory"]["vm_rss_kib"].as_u64().unwrap() > 0, "{r}");
+    // Both processes' times are read (null if a /proc file could not be). They count in clock
+    // ticks of 10 ms, so a process starved of the CPU by a loaded machine may show 0.
     let cpu = &r["cpu"];
-    assert!(cpu["server_us_per_action"].as_f64().unwrap() > 0.0, "{r}");
+    assert!(cpu["server_us_per_action"].as_f64().unwrap() >= 0.0, "{r}");
     assert!(
-        cpu["this_process_us_per_action"].as_f64().unwrap() > 0.0,
+        cpu["this_process_us_per_action"].as_f64().unwrap() >= 0.0,
         "{r}"
     );
     drop(server);
