@@ -1,6 +1,7 @@
 //! gRPC over TLS (`--tls-cert`, `--tls-key`): a client that trusts the server's certificate
 //! plays a whole game; plaintext clients and clients that trust another authority are turned
-//! away; missing or unusable files are reported, not ignored.
+//! away; gRPC-Web (a browser's calls, on an https page) goes over the same TLS port; missing or
+//! unusable files are reported, not ignored.
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -98,6 +99,36 @@ async fn a_tls_client_plays_a_whole_game() {
     assert_eq!(summary.status, v1::GameStatus::Finished as i32);
     assert_eq!(summary.seq, seq);
     server.stop().await;
+}
+
+// gRPC-Web over TLS, as a browser on an https page calls the server: a game created over it
+// is the game a gRPC client over TLS reads, and a refusal carries its code and reason.
+#[tokio::test]
+async fn grpc_web_goes_over_tls_as_grpc_does() {
+    let (server, ca, _dir) = tls_server("tls-web").await;
+    let mut web = canasta_tests::web::web_client_tls(server.addr, &ca).await;
+    let mut native = connect_tls(server.addr, &ca)
+        .await
+        .expect("a TLS connection");
+    let game = web
+        .create_game(v1::CreateGameRequest {
+            rules: Some(rules(v1::Preset::Official, 2, &[])),
+            seed: Some(3),
+            ..Default::default()
+        })
+        .await
+        .expect("created over gRPC-Web on TLS")
+        .into_inner()
+        .game
+        .expect("a summary");
+    assert_eq!(summary_of(&mut native, &game.game_id).await, game);
+    let status = web
+        .get_game(v1::GetGameRequest {
+            game_id: "no-such-game".into(),
+        })
+        .await
+        .expect_err("no such game");
+    assert_refused(&status, tonic::Code::NotFound, "GAME_NOT_FOUND");
 }
 
 #[tokio::test]
