@@ -363,11 +363,6 @@ fn a_tournament_among_four_players_then_their_leaderboard_and_records() {
     }
     let o = finish_within(spawn(&args), LIMIT, "the tournament");
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        !stderr(&o).contains("has not moved"),
-        "no game of bots that play stands still a minute: {}",
-        stderr(&o)
-    );
     for (i, b) in bots.into_iter().enumerate() {
         let o = finish_within(b, LIMIT, names[i]);
         assert!(o.status.success(), "{}: {}", names[i], stderr(&o));

@@ -121,6 +121,12 @@ impl Server {
         self.exited(status, took)
     }
 
+    /// SIGKILL: no shutdown, nothing flushed.
+    fn kill_9(mut self) {
+        self.child.kill().expect("SIGKILL");
+        self.child.wait().expect("killed");
+    }
+
     /// Waits for an exit the process makes on its own (30 s without one fail the test).
     fn exit(mut self) -> Exited {
         let status = self.wait(Duration::from_secs(30));
@@ -595,6 +601,21 @@ async fn lobby_of(server: &Server) -> LobbyServiceClient<Channel> {
     LobbyServiceClient::new(channel)
 }
 
+/// Answers a challenge with the player's key; returns the challenge as it then stands.
+async fn answered(
+    lobby: &mut LobbyServiceClient<Channel>,
+    request: v1::AnswerChallengeRequest,
+    key: &str,
+) -> v1::Challenge {
+    lobby
+        .answer_challenge(authed(request, key))
+        .await
+        .expect("an answer taken")
+        .into_inner()
+        .challenge
+        .expect("the challenge")
+}
+
 /// Registers these players; returns their keys, in order.
 async fn register_all(lobby: &mut LobbyServiceClient<Channel>, names: &[&str]) -> Vec<String> {
     let mut keys = Vec::new();
@@ -675,10 +696,7 @@ async fn players_and_ratings_survive_a_kill_9() {
     let told = until_a_game_ends(&mut stream).await;
     drop(seeks);
     drop(stream);
-    let mut server = server;
-    server.child.kill().expect("SIGKILL");
-    server.child.wait().expect("killed");
-    drop(server);
+    server.kill_9();
 
     let server = Server::spawn(&args, &[]);
     let mut lobby = lobby_of(&server).await;
@@ -757,17 +775,8 @@ async fn challenge_answers_survive_a_kill_9() {
             .expect("the challenge");
         made.push(c.challenge_id);
     }
-    let accepted = lobby
-        .answer_challenge(authed(answer(&made[0], true), bob))
-        .await
-        .expect("an accept")
-        .into_inner()
-        .challenge
-        .expect("the challenge");
-    lobby
-        .answer_challenge(authed(answer(&made[1], false), bob))
-        .await
-        .expect("a decline");
+    let accepted = answered(&mut lobby, answer(&made[0], true), bob).await;
+    answered(&mut lobby, answer(&made[1], false), bob).await;
     lobby
         .cancel_challenge(authed(
             v1::CancelChallengeRequest {
@@ -777,28 +786,13 @@ async fn challenge_answers_survive_a_kill_9() {
         ))
         .await
         .expect("a withdrawal");
-    let mut server = server;
-    server.child.kill().expect("SIGKILL");
-    server.child.wait().expect("killed");
-    drop(server);
+    server.kill_9();
 
     let server = Server::spawn(&args, &[]);
     let mut lobby = lobby_of(&server).await;
-    let again = lobby
-        .answer_challenge(authed(answer(&made[0], true), bob))
-        .await
-        .expect("the accepted challenge is pending")
-        .into_inner()
-        .challenge
-        .expect("the challenge");
+    let again = answered(&mut lobby, answer(&made[0], true), bob).await;
     assert_eq!(again, accepted, "the accept it was told, kept");
-    let started = lobby
-        .answer_challenge(authed(answer(&made[0], true), cy))
-        .await
-        .expect("the last accept")
-        .into_inner()
-        .challenge
-        .expect("the challenge");
+    let started = answered(&mut lobby, answer(&made[0], true), cy).await;
     assert_eq!(started.status, v1::ChallengeStatus::Started as i32);
     for (id, key) in [(&made[1], bob), (&made[2], cy)] {
         let ended = lobby

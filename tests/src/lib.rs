@@ -329,16 +329,24 @@ pub async fn connect_tls(
     addr: SocketAddr,
     ca_pem: &str,
 ) -> Result<Client, tonic::transport::Error> {
+    Ok(CanastaServiceClient::new(tls_channel(addr, ca_pem).await?))
+}
+
+/// A channel over TLS to `addr`, trusting the certificate authority `ca_pem` for the name
+/// `localhost`.
+pub async fn tls_channel(
+    addr: SocketAddr,
+    ca_pem: &str,
+) -> Result<Channel, tonic::transport::Error> {
     use tonic::transport::{Certificate, ClientTlsConfig};
     let tls = ClientTlsConfig::new()
         .ca_certificate(Certificate::from_pem(ca_pem))
         .domain_name("localhost");
-    let channel = Channel::from_shared(format!("https://{addr}"))
+    Channel::from_shared(format!("https://{addr}"))
         .expect("a uri")
         .tls_config(tls)?
         .connect()
-        .await?;
-    Ok(CanastaServiceClient::new(channel))
+        .await
 }
 
 /// A request carrying a seat token.

@@ -327,15 +327,7 @@ pub async fn web_client(addr: SocketAddr) -> WebClient {
 /// authority `ca_pem` for the name `localhost`: as a browser on an https page speaks to the
 /// server.
 pub async fn web_client_tls(addr: SocketAddr, ca_pem: &str) -> WebClient {
-    use tonic::transport::{Certificate, ClientTlsConfig};
-    let tls = ClientTlsConfig::new()
-        .ca_certificate(Certificate::from_pem(ca_pem))
-        .domain_name("localhost");
-    let channel = Channel::from_shared(format!("https://{addr}"))
-        .expect("a uri")
-        .tls_config(tls)
-        .expect("a TLS configuration")
-        .connect()
+    let channel = crate::tls_channel(addr, ca_pem)
         .await
         .expect("a TLS connection");
     CanastaServiceClient::new(tonic_web::GrpcWebClientService::new(OverH2(channel)))

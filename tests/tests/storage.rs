@@ -32,6 +32,17 @@ async fn snapshot(
     (games, views)
 }
 
+/// A server on the database `db` whose writes the test can make fail, with the switch that
+/// does it.
+async fn server_with_faults(
+    db: &std::path::Path,
+) -> (TestServer, canasta_server::store::WriteFaults) {
+    let config = db_config(db);
+    let (store, loaded) = canasta_server::open_store(&config).expect("the database opens");
+    let faults = store.write_faults();
+    (TestServer::with_store(config, store, loaded).await, faults)
+}
+
 // While the database refuses writes, CreateGame, JoinGame and SubmitAction are answered
 // UNAVAILABLE STORAGE_FAILED, and no game, seat, view or seq changes. Once it works again, the
 // SubmitAction retried with the same request id is applied, once (a second retry is answered
@@ -40,10 +51,7 @@ async fn snapshot(
 async fn failed_writes_change_nothing_and_a_retry_after_recovery_applies_once() {
     let dir = temp_dir("storage-faults");
     let db = dir.path().join("canasta.db");
-    let config = db_config(&db);
-    let (store, loaded) = canasta_server::open_store(&config).expect("the database opens");
-    let faults = store.write_faults();
-    let server = TestServer::with_store(config, store, loaded).await;
+    let (server, faults) = server_with_faults(&db).await;
     let mut client = server.client().await;
     let (id, tokens, mut replica) = started(&mut client, seeded(91)).await;
     let waiting = create_with(&mut client, seeded(92)).await;
@@ -457,10 +465,7 @@ async fn challenge_calls_answer_storage_failed_while_the_database_refuses_writes
     use canasta_tests::lobby::*;
     let dir = temp_dir("storage-faults-lobby");
     let db = dir.path().join("canasta.db");
-    let config = db_config(&db);
-    let (store, loaded) = canasta_server::open_store(&config).expect("the database opens");
-    let faults = store.write_faults();
-    let server = TestServer::with_store(config, store, loaded).await;
+    let (server, faults) = server_with_faults(&db).await;
     let mut lobby = lobby(server.addr).await;
     let (ann, bob, cy) = (
         register(&mut lobby, "ann").await,

@@ -32,23 +32,19 @@ struct Challenge {
     challenger: PlayerId,
 }
 
-/// A challenge just made: pending, with the write that stores it (for the answer to wait
-/// for), or accepted by every seat (its other players are house players), with what its game
-/// needs.
-enum Made {
-    Pending(Write),
-    Started(GameSpec, Vec<PlayerId>),
-}
-
 /// A write to the lobby's tables, committed when it is ready.
 type Write = std::pin::Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send>>;
 
-/// What an answer to a challenge did: declined it, accepted it (others have not yet), each
-/// with the write that stores it; or, the last accept, made its game due.
-enum Answered {
-    Declined(v1::Challenge, Write),
-    Accepted(v1::Challenge, Write),
-    Start(GameSpec, Vec<PlayerId>),
+/// What a change of a challenge (made, or answered) leaves to do once the lobby's lock is let
+/// go: wait for the write that stores the challenge as it now stands, before the caller is
+/// answered; or start the game of challenge `id`, every seat having accepted.
+enum Then {
+    Store(v1::Challenge, Write),
+    Start {
+        id: String,
+        spec: GameSpec,
+        players: Vec<PlayerId>,
+    },
 }
 
 /// The challenges the lobby holds, by id.
@@ -155,30 +151,24 @@ impl Lobby {
                 r.seats.len()
             )));
         }
-        let (wire, made) = self.make_challenge(player, &r, spec)?;
-        let stored = match made {
-            Made::Started(spec, players) => {
-                let wire = self
-                    .start_challenge(&wire.challenge_id, spec, players)
-                    .await?;
-                return Ok(v1::CreateChallengeResponse {
-                    challenge: Some(wire),
-                });
+        let wire = match self.make_challenge(player, &r, spec)? {
+            Then::Start { id, spec, players } => self.start_challenge(&id, spec, players).await?,
+            // Answered once stored: a challenge its challenger was told of survives a crash.
+            Then::Store(wire, stored) => {
+                if let Err(e) = stored.await {
+                    // Withdrawn (its players are told), so that the challenger's answer and
+                    // what a restart finds agree: no challenge.
+                    let note = format!("the database refused to store it: {e}");
+                    drop(self.end(&wire.challenge_id, v1::ChallengeStatus::Cancelled, note));
+                    return Err(not_stored(
+                        &e,
+                        "the challenge was not made (its players are told it is cancelled); \
+                         challenge again later",
+                    ));
+                }
+                wire
             }
-            Made::Pending(stored) => stored,
         };
-        // Answered once stored: a challenge its challenger was told of survives a crash.
-        if let Err(e) = stored.await {
-            // Withdrawn (its players are told), so that the challenger's answer and what a
-            // restart finds agree: no challenge.
-            let note = format!("the database refused to store it: {e}");
-            drop(self.end(&wire.challenge_id, v1::ChallengeStatus::Cancelled, note));
-            return Err(not_stored(
-                &e,
-                "the challenge was not made (its players are told it is cancelled); challenge \
-                 again later",
-            ));
-        }
         Ok(v1::CreateChallengeResponse {
             challenge: Some(wire),
         })
@@ -191,7 +181,7 @@ impl Lobby {
         player: PlayerId,
         r: &v1::CreateChallengeRequest,
         spec: GameSpec,
-    ) -> Result<(v1::Challenge, Made), ApiError> {
+    ) -> Result<Then, ApiError> {
         let seats = spec.layout.seats();
         let bad = |message: String| ApiError::invalid(Reason::BadSeats, "seats", message);
         let mut st = self.state();
@@ -255,14 +245,14 @@ impl Lobby {
             .all(|&p| p == player || Lobby::hosted(&st, p));
         if all {
             let (spec, players) = self.begin_start(&mut st, &id);
-            return Ok((wire, Made::Started(spec, players)));
+            return Ok(Then::Start { id, spec, players });
         }
         let mut ops = vec![stored];
         ops.extend(self.tell(&mut st, &players, &wire));
-        let stored: Write = Box::pin(self.store.lobby(ops));
+        let stored = Box::pin(self.store.lobby(ops));
         drop(st);
         self.expire_after(id, timeout);
-        Ok((wire, Made::Pending(stored)))
+        Ok(Then::Store(wire, stored))
     }
 
     /// Expires challenge `id` after `wait` if it is still pending then, and forgets it
@@ -425,7 +415,7 @@ impl Lobby {
                 "challenge_id is required: name the challenge (your WatchPlayer stream gives it)",
             ));
         }
-        let answered = {
+        let then = {
             let mut st = self.state();
             let c = st
                 .challenges
@@ -463,7 +453,7 @@ impl Lobby {
                         String::new(),
                     )
                     .expect("pending");
-                Answered::Declined(wire, Box::pin(stored))
+                Then::Store(wire, Box::pin(stored))
             } else {
                 if !was_accepted {
                     // Accepting is a wait of the player's, within its limits.
@@ -488,32 +478,25 @@ impl Lobby {
                     .all(|s| s.answer == v1::ChallengeAnswer::Accepted as i32);
                 if all {
                     let (spec, players) = self.begin_start(&mut st, &r.challenge_id);
-                    Answered::Start(spec, players)
+                    Then::Start {
+                        id: r.challenge_id.clone(),
+                        spec,
+                        players,
+                    }
                 } else {
                     let (wire, players) = (c.wire.clone(), c.players.clone());
                     let mut ops = vec![row_op(c)];
                     ops.extend(self.tell(&mut st, &players, &wire));
-                    Answered::Accepted(wire, Box::pin(self.store.lobby(ops)))
+                    Then::Store(wire, Box::pin(self.store.lobby(ops)))
                 }
             }
         };
-        // Answered once stored: an answer its player was told of survives a crash.
-        let wire = match answered {
-            Answered::Start(spec, players) => {
-                self.start_challenge(&r.challenge_id, spec, players).await?
-            }
-            Answered::Declined(wire, stored) => {
-                stored.await.map_err(|e| {
-                    not_stored(
-                        &e,
-                        "the challenge is declined, but a restart of the server would find it \
-                         pending again: decline it again then",
-                    )
-                })?;
-                wire
-            }
-            Answered::Accepted(wire, stored) => {
-                if let Err(e) = stored.await {
+        let wire = match then {
+            Then::Start { id, spec, players } => self.start_challenge(&id, spec, players).await?,
+            // Answered once stored: an answer its player was told of survives a crash.
+            Then::Store(wire, stored) => match stored.await {
+                Ok(()) => wire,
+                Err(e) if r.accept => {
                     // Withdrawn (its players are told), so that the answer and what a restart
                     // finds agree: no accept stands.
                     let note = format!("the database refused to store an answer: {e}");
@@ -524,8 +507,14 @@ impl Lobby {
                          players are told); challenge again later",
                     ));
                 }
-                wire
-            }
+                Err(e) => {
+                    return Err(not_stored(
+                        &e,
+                        "the challenge is declined, but a restart of the server would find it \
+                         pending again: decline it again then",
+                    ));
+                }
+            },
         };
         Ok(v1::AnswerChallengeResponse {
             challenge: Some(wire),
