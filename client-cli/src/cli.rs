@@ -348,9 +348,11 @@ pub struct TournamentArgs {
     #[arg(long, default_value = "5m", value_parser = wait_ms)]
     pub accept_within: u64,
     /// Say on standard error which game has not moved for this long, e.g. 30s, and whose move
-    /// it waits for: a player whose bot is not running, most often (not with --quiet).
-    #[arg(long, default_value = "1m", value_parser = wait_ms)]
-    pub stalled_after: u64,
+    /// it waits for: a player whose bot is not running, most often (not with --quiet). A
+    /// minute if unset, or twice --move-budget when that is longer, since a bot may think
+    /// for its whole budget.
+    #[arg(long, value_name = "DURATION", value_parser = wait_ms)]
+    pub stalled_after: Option<u64>,
     /// Write one JSON line per game to this file ("-" for standard output: then the standings
     /// follow as one more line with --json, or go to standard error as text).
     #[arg(long, value_name = "FILE")]
@@ -361,6 +363,18 @@ pub struct TournamentArgs {
     /// Print no progress.
     #[arg(long)]
     pub quiet: bool,
+}
+
+impl TournamentArgs {
+    /// How long a game may stand still before the tournament names it: `--stalled-after`, or
+    /// a minute, or twice the move budget when that is longer (a bot thinking for its whole
+    /// budget is not stalled).
+    pub fn stalled_after(&self) -> std::time::Duration {
+        let ms = self
+            .stalled_after
+            .unwrap_or_else(|| 60_000.max(self.move_budget.unwrap_or(0).saturating_mul(2)));
+        std::time::Duration::from_millis(ms)
+    }
 }
 
 /// `canasta games`.

@@ -417,7 +417,7 @@ pub async fn tournament(args: TournamentArgs) -> anyhow::Result<()> {
     let accept_within = Duration::from_millis(args.accept_within);
     // Games that stand still are looked for at this pace: a game is hinted at once it has not
     // moved between two looks (so after one to two periods).
-    let stalled_after = Duration::from_millis(args.stalled_after);
+    let stalled_after = args.stalled_after();
     let mut look = tokio::time::interval_at(Instant::now() + stalled_after, stalled_after);
     look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut games = crate::remote::connect(&addr).await?;
@@ -1082,6 +1082,30 @@ mod tests {
             .collect();
         sides.sort();
         sides
+    }
+
+    /// The tournament's arguments as the command line gives them.
+    fn tournament_args(flags: &[&str]) -> crate::cli::TournamentArgs {
+        use clap::Parser;
+        let line = ["canasta", "tournament", "--key-file", "a.key"];
+        let line = line.iter().chain(&["--player", "bob"]);
+        let cli = crate::cli::Cli::try_parse_from(line.chain(flags)).unwrap();
+        match cli.command {
+            crate::cli::Command::Tournament(a) => a,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_game_is_called_stalled_after_a_minute_or_twice_its_move_budget() {
+        let after = |flags: &[&str]| tournament_args(flags).stalled_after();
+        assert_eq!(after(&[]), Duration::from_secs(60));
+        // A bot may think for its whole budget: a game is not stalled before two of them.
+        assert_eq!(after(&["--move-budget", "20s"]), Duration::from_secs(60));
+        assert_eq!(after(&["--move-budget", "45s"]), Duration::from_secs(90));
+        // Given, it is what it says, even below the budget.
+        let given = ["--move-budget", "45s", "--stalled-after", "10s"];
+        assert_eq!(after(&given), Duration::from_secs(10));
     }
 
     #[test]
