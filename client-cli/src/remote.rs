@@ -196,6 +196,18 @@ pub fn rules_of(summary: &v1::GameSummary) -> Result<Rules, RemoteError> {
     Rules::new(&spec).map_err(|e| RemoteError(e.to_string()))
 }
 
+/// A JoinGame that failed, as this client says it: the server's refusal took no seat, but a
+/// join whose answer the transport lost may have taken one, whose token nobody holds.
+fn join_failed(s: Status) -> RemoteError {
+    if !transient(&s) {
+        return RemoteError::from(s);
+    }
+    RemoteError(format!(
+        "the join got no answer: {}; if the server stored it, the seat is held by a token this client never received: join another seat, or `canasta games` shows whether this one is taken",
+        status_text(&s)
+    ))
+}
+
 /// A seat held by this client.
 #[derive(Clone)]
 pub struct SeatClient {
@@ -245,8 +257,11 @@ impl SeatClient {
             seat,
             display_name: name.to_string(),
         };
-        // A join refused for a limit took no seat: asking again is safe.
-        let r = limited!(client.join_game(request.clone()).await)?.into_inner();
+        // A join refused for a limit took no seat: asking again is safe. One whose answer was
+        // lost may have taken it: asking again could take a second seat, so it is said instead.
+        let r = limited!(client.join_game(request.clone()).await)
+            .map_err(join_failed)?
+            .into_inner();
         let summary = r.game.unwrap_or_default();
         SeatClient::with_token(addr, &summary, r.seat, r.token)
     }
@@ -1328,6 +1343,21 @@ mod tests {
             .expect("a BadRequest")
             .field_violations[0];
         assert_eq!(field.field, "action");
+    }
+
+    #[test]
+    fn a_join_without_an_answer_says_the_seat_may_be_taken_and_what_to_do() {
+        let lost = join_failed(Status::unknown("transport error")).0;
+        assert!(
+            lost.starts_with("the join got no answer: transport error"),
+            "{lost}"
+        );
+        assert!(lost.contains("join another seat"), "{lost}");
+        // A refusal is the server's answer: nothing was taken, and its reason is kept.
+        let details = ErrorDetails::with_error_info("SEAT_TAKEN", "canasta.v1", []);
+        let taken =
+            Status::with_error_details(Code::FailedPrecondition, "seat 0 is taken", details);
+        assert_eq!(join_failed(taken).0, "seat 0 is taken (SEAT_TAKEN)");
     }
 
     #[test]

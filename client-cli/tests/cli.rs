@@ -2387,14 +2387,18 @@ fn create_makes_the_game_its_flags_describe() {
 
 /// Reads a child's standard output line by line on a thread of its own.
 fn lines_of(child: &mut Child) -> std::sync::mpsc::Receiver<String> {
-    let out = BufReader::new(child.stdout.take().expect("piped"));
+    lines_from(child.stdout.take().expect("piped"))
+}
+
+/// Reads a stream line by line, to its end, on a thread of its own (so that the writer never
+/// blocks on a full pipe, even once nobody looks at the lines).
+fn lines_from(stream: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    let out = BufReader::new(stream);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in out.lines() {
             let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
+            let _ = tx.send(line);
         }
     });
     rx
@@ -2466,7 +2470,6 @@ fn watch_follows_a_game_of_bots_to_the_end_across_a_server_restart() {
             &game,
             "--seat",
             seat,
-            "--json",
             "--reconnect-secs",
             "600",
         ])
@@ -2476,6 +2479,14 @@ fn watch_follows_a_game_of_bots_to_the_end_across_a_server_restart() {
     let mut bots = vec![bot("0")];
     let mut seen = vec![next("the first bot joining")];
     assert_eq!(seen[0]["kind"], "seat_joined");
+    // Not before the bot has its seat's token: the join's event is out as soon as the join is
+    // stored, its answer a moment later, and a join whose answer is lost is a seat nobody
+    // holds the token of (the bot says so and stops).
+    let said = lines_from(bots[0].stderr.take().expect("piped"));
+    let first = said
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the first bot says which seat it plays");
+    assert!(first.starts_with("greedy plays seat 0 of game"), "{first}");
     server.kill();
     let server = ServerProcess::start(&bin, &db, &addr);
     bots.push(bot("1"));
