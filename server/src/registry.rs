@@ -223,7 +223,24 @@ impl Registry {
     /// The answer holds the creator token, which is never shown again.
     pub async fn create(
         &self,
+        request: v1::CreateGameRequest,
+    ) -> Result<v1::CreateGameResponse, ApiError> {
+        self.create_game(request, false).await
+    }
+
+    /// [`Registry::create`] for the lobby: the game's log says the lobby made it, so that a
+    /// restart can tell such a game the lobby never recorded (see [`Registry::lobby_games`]).
+    pub async fn create_for_lobby(
+        &self,
+        request: v1::CreateGameRequest,
+    ) -> Result<v1::CreateGameResponse, ApiError> {
+        self.create_game(request, true).await
+    }
+
+    async fn create_game(
+        &self,
         mut request: v1::CreateGameRequest,
+        for_lobby: bool,
     ) -> Result<v1::CreateGameResponse, ApiError> {
         // The place is taken before anything is awaited, and given back (dropped) if the
         // creation fails.
@@ -257,7 +274,7 @@ impl Registry {
             self.metrics.clone(),
         )?;
         let creator = Token::generate();
-        let first = actor.created(&creator)?;
+        let first = actor.created(&creator, for_lobby)?;
         actor.hold_slot(slot);
         self.store
             .create_game_with(&id, created_ms, &request, Some(&first))
@@ -277,6 +294,17 @@ impl Registry {
             game: Some(summary),
             creator_token: creator.as_str().to_string(),
         })
+    }
+
+    /// The unfinished games the lobby made, in no order.
+    pub fn lobby_games(&self) -> Vec<GameHandle> {
+        self.games
+            .read()
+            .expect("not poisoned")
+            .values()
+            .filter(|g| g.for_lobby && !*g.finished.borrow())
+            .cloned()
+            .collect()
     }
 
     /// The game with this id.

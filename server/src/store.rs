@@ -100,6 +100,11 @@ pub struct CreatedEntry {
     /// The creator token (see [`crate::auth::Token`]), stored as the seats' tokens are.
     #[prost(string, tag = "1")]
     pub creator_token: String,
+    /// True for a game the lobby created (for a seek or a challenge). The lobby records such a
+    /// game in another write; a restart ends one it finds no record of (the server stopped
+    /// between the two writes), since nobody was told of it (see [`EndCause::Unrecorded`]).
+    #[prost(bool, tag = "2")]
+    pub for_lobby: bool,
 }
 
 /// The server ended the game (or its creator cancelled it): why, as decided when it was stored,
@@ -127,15 +132,22 @@ pub enum EndCause {
     Idle = 3,
     /// Every seat of a started game was left for `--left-timeout-secs`.
     Left = 4,
+    /// The lobby created the game but its record of it was never stored (the server stopped
+    /// between the two writes): nobody was told of the game, so a restart ends it.
+    Unrecorded = 5,
 }
 
 impl EndCause {
-    /// How the match ends, on the wire.
-    pub fn end_kind(self) -> v1::MatchEndKind {
+    /// How the match ends, on the wire, for a game that had `started` or not: an unrecorded
+    /// lobby game is cancelled if it never started, abandoned if it did.
+    pub fn end_kind(self, started: bool) -> v1::MatchEndKind {
         match self {
             EndCause::Expired => v1::MatchEndKind::Expired,
             EndCause::Cancelled => v1::MatchEndKind::Cancelled,
-            EndCause::Idle | EndCause::Left | EndCause::Unspecified => v1::MatchEndKind::Abandoned,
+            EndCause::Unrecorded if !started => v1::MatchEndKind::Cancelled,
+            EndCause::Idle | EndCause::Left | EndCause::Unrecorded | EndCause::Unspecified => {
+                v1::MatchEndKind::Abandoned
+            }
         }
     }
 }
@@ -1445,6 +1457,7 @@ mod tests {
         let request = v1::CreateGameRequest::default();
         let mut created = Entry::of(EntryKind::Created(CreatedEntry {
             creator_token: "c".repeat(32),
+            for_lobby: false,
         }));
         created.at_ms = 1_700_000_000_000;
         let first = created.encode_to_vec();
@@ -1458,6 +1471,7 @@ mod tests {
         store.append("a", 1, &leave).await.unwrap();
         let other = Entry::of(EntryKind::Created(CreatedEntry {
             creator_token: "d".repeat(32),
+            for_lobby: false,
         }))
         .encode_to_vec();
         assert!(

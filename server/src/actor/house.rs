@@ -319,7 +319,7 @@ mod tests {
         )
         .expect("a valid game");
         actor.share_rebuilds(Rebuilds::new());
-        actor.created(&Token::generate()).expect("created");
+        actor.created(&Token::generate(), false).expect("created");
         (actor, metrics)
     }
 

@@ -55,14 +55,16 @@ impl LogEvent {
 }
 
 impl Actor {
-    /// Makes the new game's first entry, which holds its creator token, and applies it.
+    /// Makes the new game's first entry, which holds its creator token and whether the lobby
+    /// made it, and applies it.
     /// Returns the entry's encoding, for the store to write with the game (see
     /// [`Store::create_game_with`](crate::store::Store::create_game_with)): the game is
     /// stored with its creator or not at all.
-    pub fn created(&mut self, creator: &Token) -> Result<Vec<u8>, ApiError> {
+    pub fn created(&mut self, creator: &Token, for_lobby: bool) -> Result<Vec<u8>, ApiError> {
         let entry = Entry {
             kind: Some(EntryKind::Created(CreatedEntry {
                 creator_token: creator.as_str().to_string(),
+                for_lobby,
             })),
             at_ms: self.created_ms,
         };
@@ -171,6 +173,7 @@ impl Actor {
         match kind {
             EntryKind::Created(c) => {
                 self.creator = Some(Token::from_stored(c.creator_token.clone()));
+                self.for_lobby = c.for_lobby;
                 // The server's bots hold their seats from the creation on.
                 let bots: Vec<(usize, String)> = self
                     .seats
@@ -199,7 +202,7 @@ impl Actor {
                 if self.status == Status::Finished {
                     return Err(ApiError::bad_log("an end after the end of the match"));
                 }
-                self.ended = Some(cause.end_kind());
+                self.ended = Some(cause.end_kind(self.status != Status::Waiting));
                 self.end_match();
             }
             EntryKind::Join(j) => {

@@ -158,6 +158,12 @@ pub enum Command {
         /// The answer: the game's summary after its end.
         reply: Reply<v1::GameSummary>,
     },
+    /// End a game the lobby made but has no record of: nobody was told of it (see
+    /// [`EndCause::Unrecorded`](crate::store::EndCause::Unrecorded)).
+    EndUnrecorded {
+        /// The answer, once the end is stored.
+        reply: Reply<()>,
+    },
     /// A built-in bot's choice for its seat, from its thinking (boxed, as for `Submit`).
     BotMoved(Box<BotMove>),
 }
@@ -176,6 +182,9 @@ pub struct GameHandle {
     /// True once the match is over (the summary then holds the final result): the lobby waits
     /// on it to rate its games.
     pub finished: watch::Receiver<bool>,
+    /// Made by the lobby, for a seek or a challenge: the lobby ends one it has no record of
+    /// when the server starts (see [`Command::EndUnrecorded`]).
+    pub for_lobby: bool,
     tx: mpsc::Sender<Command>,
 }
 
@@ -264,6 +273,8 @@ pub struct Actor {
     /// The creator token, which cancels the game while it waits; none for a game created
     /// before there were creator tokens.
     creator: Option<Token>,
+    /// Made by the lobby (the Created entry says so): see [`GameHandle::for_lobby`].
+    for_lobby: bool,
 
     /// The applied requests remembered to answer retries (`retry.rs`).
     retries: Retries,
@@ -360,6 +371,7 @@ impl Actor {
             seats,
             seat_ids: Arc::new(SeatIds::default()),
             creator: None,
+            for_lobby: false,
             retries: Retries::default(),
             clock,
             house,
@@ -415,6 +427,7 @@ impl Actor {
             summary: self.summary.clone(),
             seats: self.seat_ids.clone(),
             finished: self.finished.subscribe(),
+            for_lobby: self.for_lobby,
             tx,
         };
         tokio::spawn(self.run(rx));
@@ -533,6 +546,9 @@ impl Actor {
             }
             Command::Cancel { token, reply } => {
                 let _ = reply.send(self.cancel(&token).await);
+            }
+            Command::EndUnrecorded { reply } => {
+                let _ = reply.send(self.end_unrecorded().await);
             }
             Command::BotMoved(moved) => self.bot_moved(*moved).await,
         }

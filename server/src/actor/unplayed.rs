@@ -257,8 +257,19 @@ impl Actor {
             cause: cause as i32,
         }));
         self.commit(entry).await?;
-        self.metrics.game_ended(cause.end_kind());
+        if let Some(kind) = self.ended {
+            self.metrics.game_ended(kind);
+        }
         Ok(())
+    }
+
+    /// Ends a game the lobby made but has no record of (see [`EndCause::Unrecorded`]),
+    /// whatever its state; one over already stays as it is.
+    pub(super) async fn end_unrecorded(&mut self) -> Result<(), ApiError> {
+        if self.status == Status::Finished {
+            return Ok(());
+        }
+        self.end(EndCause::Unrecorded).await
     }
 
     /// Cancels the waiting game for its creator: the token must be the creator token.
@@ -379,9 +390,21 @@ mod tests {
     fn created(config: Config, budget_ms: u64, slots: &Arc<GameSlots>) -> (Actor, Token) {
         let mut actor = new_game(config, budget_ms, now_ms());
         let creator = Token::generate();
-        actor.created(&creator).expect("the creation applies");
+        actor
+            .created(&creator, false)
+            .expect("the creation applies");
         actor.hold_slot(slots.try_take().expect("a free place"));
         (actor, creator)
+    }
+
+    /// A game the lobby made, as the registry creates one for it.
+    fn created_for_lobby(slots: &Arc<GameSlots>) -> Actor {
+        let mut actor = new_game(config(), 0, now_ms());
+        actor
+            .created(&Token::generate(), true)
+            .expect("the creation applies");
+        actor.hold_slot(slots.try_take().expect("a free place"));
+        actor
     }
 
     /// Plays one action of the seat to act, with its token.
@@ -688,6 +711,7 @@ mod tests {
     fn stamped_log(t0: i64, join_after: Option<i64>) -> Vec<Entry> {
         let mut created = Entry::of(EntryKind::Created(CreatedEntry {
             creator_token: Token::generate().as_str().to_string(),
+            for_lobby: false,
         }));
         created.at_ms = t0;
         let mut joined = Entry::of(EntryKind::Join(JoinEntry {
@@ -829,6 +853,53 @@ mod tests {
             (damaged.code, damaged.reason),
             (Code::DataLoss, Reason::BadLog)
         );
+    }
+
+    // A game the lobby made says so in its log, and keeps saying so after a restart. Ended as
+    // unrecorded (the lobby has no record of it), it is cancelled if it never started and
+    // abandoned if it did, with no winner; it gives its place back, and a restart replays the
+    // same end. One over already stays as it was.
+    #[tokio::test(start_paused = true)]
+    async fn a_lobby_game_the_lobby_never_recorded_ends_cancelled_or_abandoned() {
+        let slots = GameSlots::new(3);
+        let mut waiting = created_for_lobby(&slots);
+        join(&mut waiting, 0).await;
+        let mut started = created_for_lobby(&slots);
+        let tokens = vec![join(&mut started, 0).await, join(&mut started, 1).await];
+        act(&mut started, &tokens, 0).await;
+        let (mut not_lobby, _) = created(config(), 0, &slots);
+        assert!(!not_lobby.for_lobby);
+        for (game, end) in [
+            (&mut waiting, v1::MatchEndKind::Cancelled),
+            (&mut started, v1::MatchEndKind::Abandoned),
+        ] {
+            assert!(game.for_lobby);
+            let entries = game.stored_entries().expect("the entries");
+            let mut restored = new_game(config(), 0, game.created_ms);
+            restored.replay(&entries).expect("the log replays");
+            assert!(restored.for_lobby, "the log says who made the game");
+            game.end_unrecorded().await.expect("ended");
+            let result = no_winner(game, end);
+            assert_eq!(game.next_deadline(), None);
+            assert!(matches!(
+                last_event(game),
+                Some(v1::game_event::Kind::MatchEnded(_))
+            ));
+            let entries = game.stored_entries().expect("the entries");
+            let mut restored = new_game(config(), 0, game.created_ms);
+            restored.replay(&entries).expect("the log replays");
+            assert_eq!(restored.result(), result);
+            assert_eq!(restored.seq, game.seq);
+            // Asked again, it changes nothing.
+            let seq = game.seq();
+            game.end_unrecorded().await.expect("over already");
+            assert_eq!(game.seq(), seq);
+        }
+        assert_eq!(slots.held(), 1, "only the game still played holds a place");
+        run_to_deadline(&mut not_lobby).await;
+        let result = no_winner(&not_lobby, v1::MatchEndKind::Expired);
+        not_lobby.end_unrecorded().await.expect("over already");
+        assert_eq!(not_lobby.result(), result);
     }
 
     // The creator token cancels a waiting game (CANCELLED), and a retry of the cancel is

@@ -407,8 +407,39 @@ impl Lobby {
         for game_id in pending {
             lobby.follow(game_id);
         }
+        lobby.end_unrecorded_games();
         lobby.restore_challenges(loaded.challenges);
         lobby
+    }
+
+    /// Ends the unfinished games the lobby made but has no record of. The server stopped
+    /// between creating such a game and storing the lobby's record of it (which holds the
+    /// players' news of it too), or that write failed: nobody holds its seats' tokens, so
+    /// nobody would play it, and it would count against `--max-games` until the policies for
+    /// games nobody plays ended it.
+    fn end_unrecorded_games(&self) {
+        let st = self.state();
+        for handle in self.registry.lobby_games() {
+            if st.games.contains_key(&handle.id) {
+                continue;
+            }
+            tracing::warn!(
+                game = %handle.id,
+                "a game the lobby made was never recorded (the server stopped before it could \
+                 be, or the write failed): nobody was told of it, so it is ended"
+            );
+            tokio::spawn(async move {
+                let ended = handle.ask(|reply| Command::EndUnrecorded { reply }).await;
+                if let Err(e) = ended {
+                    tracing::error!(
+                        game = %handle.id,
+                        error = %e.message,
+                        "an unrecorded lobby game could not be ended: the policies for games \
+                         nobody plays will end it"
+                    );
+                }
+            });
+        }
     }
 
     /// Hosts the configured house players: registers those missing (their key is drawn and
@@ -1050,7 +1081,7 @@ impl Lobby {
         };
         let created = self
             .registry
-            .create(v1::CreateGameRequest {
+            .create_for_lobby(v1::CreateGameRequest {
                 rules: Some(spec.rules.clone()),
                 seed: spec.seed,
                 time_control: spec.time_control,
@@ -1591,6 +1622,98 @@ mod tests {
             ..won
         };
         assert_eq!(places(3, &tie), vec![1, 2, 2]);
+    }
+
+    // A game the lobby made but never recorded (the server stopped between creating it and
+    // the lobby's write of its start, which tells its players of it) is ended when the server
+    // starts again: nobody holds its seats' tokens. A lobby game it recorded and a game made
+    // by CreateGame go on, as every game does.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_restart_ends_the_games_the_lobby_made_but_never_recorded() {
+        use crate::metrics::Metrics;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.db");
+        let config = Arc::new(Config::for_tests());
+        let rules = v1::RuleSet {
+            preset: v1::Preset::Official as i32,
+            player_count: 2,
+            options: Default::default(),
+        };
+        let request = v1::CreateGameRequest {
+            rules: Some(rules.clone()),
+            ..Default::default()
+        };
+        // A server: one recorded lobby game of two players, one game made for the lobby and
+        // never recorded, one made by CreateGame.
+        let serve = |store: &Store, loaded: crate::store::Loaded| {
+            let registry = Arc::new(Registry::new(store.clone(), config.clone(), Metrics::new()));
+            registry.restore(loaded.games, loaded.damaged);
+            let (stop, stopped) = watch::channel(false);
+            let lobby = Lobby::new(
+                registry.clone(),
+                store.clone(),
+                config.clone(),
+                loaded.lobby,
+                stopped,
+            );
+            (registry, lobby, stop)
+        };
+        let (mut store, loaded) = Store::open(&path, false).unwrap();
+        let (registry, lobby, _stop) = serve(&store, loaded);
+        let mut players = Vec::new();
+        for name in ["ann", "bob"] {
+            let r = v1::RegisterPlayerRequest { name: name.into() };
+            lobby.register(r).await.expect("registered");
+            let id = lobby.state().by_name[name];
+            lobby.state().players.get_mut(&id).unwrap().games_open += 1;
+            players.push(id);
+        }
+        let spec = GameSpec::check(Some(&rules), None, Some(false), &config).expect("rules");
+        let origins = vec![Origin::Seek(String::new()); 2];
+        let recorded = lobby
+            .start_game(&spec, &players, &origins)
+            .await
+            .expect("a lobby game")
+            .game
+            .game_id;
+        let unrecorded = registry.create_for_lobby(request.clone()).await.unwrap();
+        let unrecorded = unrecorded.game.unwrap().game_id;
+        let plain = registry
+            .create(request)
+            .await
+            .unwrap()
+            .game
+            .unwrap()
+            .game_id;
+        store.close();
+
+        let (mut store, loaded) = Store::open(&path, false).unwrap();
+        let (registry, _lobby, _stop) = serve(&store, loaded);
+        let handle = registry.get(&unrecorded).expect("restored");
+        let mut finished = handle.finished.clone();
+        // A guard, not a bound: the end is asked for at the start, and comes at once.
+        let ended = tokio::time::timeout(Duration::from_secs(120), finished.wait_for(|f| *f));
+        ended.await.expect("the game is ended").expect("it ends");
+        let result = handle.summary().result.expect("a result");
+        assert_eq!(result.end, v1::MatchEndKind::Cancelled as i32);
+        assert_eq!(result.winner_side, None);
+        for (id, status) in [
+            (&recorded, v1::GameStatus::Playing),
+            (&plain, v1::GameStatus::Waiting),
+        ] {
+            let summary = registry.get(id).expect("restored").summary();
+            assert_eq!(summary.status, status as i32, "game {id}");
+        }
+        let lobby_games: Vec<String> = registry.lobby_games().into_iter().map(|g| g.id).collect();
+        assert_eq!(lobby_games, [recorded]);
+        store.close();
+
+        // The end is stored: the next start finds the game over, as it left it.
+        let (mut store, loaded) = Store::open(&path, false).unwrap();
+        let (registry, _lobby, _stop) = serve(&store, loaded);
+        let again = registry.get(&unrecorded).expect("restored").summary();
+        assert_eq!(again.result, Some(result));
+        store.close();
     }
 
     // Rated games between the house players greedy and random, played to the end by the
