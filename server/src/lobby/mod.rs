@@ -412,11 +412,12 @@ impl Lobby {
         lobby
     }
 
-    /// Ends the unfinished games the lobby made but has no record of. The server stopped
-    /// between creating such a game and storing the lobby's record of it (which holds the
-    /// players' news of it too), or that write failed: nobody holds its seats' tokens, so
-    /// nobody would play it, and it would count against `--max-games` until the policies for
-    /// games nobody plays ended it.
+    /// Ends the unfinished games the lobby made but has no record of. Mostly, the server
+    /// stopped between creating such a game and storing the lobby's record of it (which holds
+    /// the players' news of it too): nobody holds its seats' tokens, so nobody would play it,
+    /// and it would count against `--max-games` until the policies for games nobody plays
+    /// ended it. Otherwise that write failed while the server ran: the players' news of the
+    /// game did not survive the restart, and the lobby would not rate it.
     fn end_unrecorded_games(&self) {
         let st = self.state();
         for handle in self.registry.lobby_games() {
