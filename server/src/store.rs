@@ -101,8 +101,8 @@ pub struct CreatedEntry {
     #[prost(string, tag = "1")]
     pub creator_token: String,
     /// True for a game the lobby created (for a seek or a challenge). The lobby records such a
-    /// game in another write; a restart ends one it finds no record of (the server stopped
-    /// between the two writes), since nobody was told of it (see [`EndCause::Unrecorded`]).
+    /// game in another write; a restart ends one it finds no record of (see
+    /// [`EndCause::Unrecorded`]).
     #[prost(bool, tag = "2")]
     pub for_lobby: bool,
 }
@@ -132,8 +132,10 @@ pub enum EndCause {
     Idle = 3,
     /// Every seat of a started game was left for `--left-timeout-secs`.
     Left = 4,
-    /// The lobby created the game but its record of it was never stored (the server stopped
-    /// between the two writes): nobody was told of the game, so a restart ends it.
+    /// The lobby created the game but its record of it was never stored: the server stopped
+    /// between the two writes (nobody was told of the game), or the database refused the
+    /// record (the players were told until the restart only). Nobody can play or rate it after
+    /// a restart, so the restart ends it.
     Unrecorded = 5,
 }
 

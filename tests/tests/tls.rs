@@ -129,6 +129,7 @@ async fn grpc_web_goes_over_tls_as_grpc_does() {
         .await
         .expect_err("no such game");
     assert_refused(&status, tonic::Code::NotFound, "GAME_NOT_FOUND");
+    server.stop().await;
 }
 
 #[tokio::test]

@@ -158,7 +158,7 @@ pub enum Command {
         /// The answer: the game's summary after its end.
         reply: Reply<v1::GameSummary>,
     },
-    /// End a game the lobby made but has no record of: nobody was told of it (see
+    /// End a game the lobby made but has no record of (see
     /// [`EndCause::Unrecorded`](crate::store::EndCause::Unrecorded)).
     EndUnrecorded {
         /// The answer, once the end is stored.

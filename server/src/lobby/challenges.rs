@@ -458,12 +458,6 @@ impl Lobby {
                 if !was_accepted {
                     // Accepting is a wait of the player's, within its limits.
                     self.check_games(&st.players[&player])?;
-                    let c = st
-                        .challenges
-                        .by_id
-                        .get_mut(&r.challenge_id)
-                        .expect("found above");
-                    c.wire.seats[seat].answer = v1::ChallengeAnswer::Accepted as i32;
                     st.players.get_mut(&player).expect("a player").challenges_in += 1;
                 }
                 let c = st
@@ -471,6 +465,7 @@ impl Lobby {
                     .by_id
                     .get_mut(&r.challenge_id)
                     .expect("found above");
+                c.wire.seats[seat].answer = v1::ChallengeAnswer::Accepted as i32;
                 let all = c
                     .wire
                     .seats

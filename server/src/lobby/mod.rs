@@ -426,8 +426,8 @@ impl Lobby {
             }
             tracing::warn!(
                 game = %handle.id,
-                "a game the lobby made was never recorded (the server stopped before it could \
-                 be, or the write failed): nobody was told of it, so it is ended"
+                "a game the lobby made has no record in the lobby (the server stopped before \
+                 storing it, or the write failed): nobody can play or rate it, so it is ended"
             );
             tokio::spawn(async move {
                 let ended = handle.ask(|reply| Command::EndUnrecorded { reply }).await;
